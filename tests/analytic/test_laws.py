@@ -213,7 +213,10 @@ def test_modified_peak_matches_dense_search(p, alpha, beta, sigma, da, do, tau):
     assert np.max(dense) <= v_pk + 1e-9  # the peak is never beaten
     if np.isfinite(g_pk) and g_pk <= 50:
         assert L.delta_b_modified(p, alpha, beta, sigma, g_pk, da, do, tau) == pytest.approx(v_pk)
-        assert np.max(dense) == pytest.approx(v_pk, abs=2e-3)
+        # The grid misses the kink by at most half a step, at the curve's steepest slope.
+        step = gammas[1] - gammas[0]
+        steepest = np.max(np.abs(np.diff(dense))) / step
+        assert np.max(dense) >= v_pk - 0.5 * step * steepest - 1e-12
     else:
         assert v_pk == pytest.approx(L.limit_modified(da, tau))
 

@@ -65,7 +65,8 @@ def _arr(x, name: str, low: float | None = None, high: float | None = None,
 def _inv(x: np.ndarray) -> np.ndarray:
     """1/x for x >= 0, with 1/0 = +inf as laws.md §2.4 asks."""
     x = np.asarray(x, dtype=float)
-    return np.divide(1.0, x, out=np.full(x.shape, np.inf), where=x != 0)
+    with np.errstate(over="ignore"):  # 1/subnormal overflows to inf, which is the intent
+        return np.divide(1.0, x, out=np.full(x.shape, np.inf), where=x != 0)
 
 
 def _ret(x: np.ndarray):
