@@ -209,6 +209,7 @@ def offload_hurts(p, alpha, beta, sigma, gamma):
     must be slower than the link for offload to hurt.
     """
     gamma = _arr(gamma, "gamma", 0.0)
+    p = _arr(p, "p", 0.0, 1.0)
     return _ret(p * _arr(alpha, "alpha", 0.0, low_open=True) * _arr(beta, "beta", 0.0)
                 > np.maximum(_arr(sigma, "sigma", 0.0, low_open=True), 1.0 + gamma))
 
