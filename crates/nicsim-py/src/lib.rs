@@ -1,0 +1,43 @@
+//! The thin Python binding: JSON in, JSON out. All validation with friendly messages happens in
+//! Python; errors here are mapped to `ValueError` (configuration) or `RuntimeError` (simulation).
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+fn to_py(e: nicsim::Error) -> PyErr {
+    match e {
+        nicsim::Error::Config(m) => PyValueError::new_err(m),
+        nicsim::Error::Simulation(m) => PyRuntimeError::new_err(m),
+    }
+}
+
+/// Runs one fully resolved configuration (JSON); returns the results (JSON).
+#[pyfunction]
+fn run(py: Python<'_>, config_json: String) -> PyResult<String> {
+    py.allow_threads(|| nicsim::run_json(&config_json)).map_err(to_py)
+}
+
+/// Checks that the core accepts a configuration, without running it.
+#[pyfunction]
+fn validate(config_json: &str) -> PyResult<()> {
+    nicsim::parse_config(config_json).map(|_| ()).map_err(to_py)
+}
+
+/// The engine's reference scenario; returns (events, packets, mean sojourn µs, predicted µs, wall s).
+#[pyfunction]
+fn bench(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, u64, f64, f64, f64) {
+    py.allow_threads(|| {
+        let t = std::time::Instant::now();
+        let r = nicsim::bench(duration_s, seed);
+        (r.events, r.packets, r.mean_sojourn_us, r.predicted_sojourn_us, t.elapsed().as_secs_f64())
+    })
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

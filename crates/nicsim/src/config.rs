@@ -1,0 +1,344 @@
+//! The complete, normalised configuration the core receives. Every parameter is declared
+//! once, with its unit, default and description, in `python/nicsim/params.py`; here every
+//! field is required and unknown fields are rejected, so the two cannot drift silently.
+
+use crate::units::{BitRate, Duration, Freq};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub run: Run,
+    pub cpu: Cpu,
+    pub nic_cpu: NicCpu,
+    pub mem: Mem,
+    pub nb: NorthBridge,
+    pub io: IoBus,
+    pub apic: Apic,
+    pub nic: Nic,
+    pub napi: Napi,
+    pub link: Link,
+    pub tcp: Tcp,
+    pub sched: Sched,
+    pub offload: Offload,
+    /// One resolved placement per node: `node0` sends in streaming runs, `node1` receives.
+    pub placements: Vec<Placement>,
+    pub costs: Costs,
+    pub workload: Workload,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    pub seed: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cpu {
+    pub clock_hz: Freq,
+    pub cpi: f64,
+    /// Host CPUs per node (cpu0, cpu1, ...).
+    pub count: usize,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NicCpu {
+    pub present: bool,
+    pub speed_fraction: f64,
+    pub mem_latency_cycles: f64,
+    pub io_latency_cycles: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mem {
+    pub hit_ratio: f64,
+    pub hit_cycles: f64,
+    pub miss_cycles: f64,
+    pub batch_refs: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NorthBridge {
+    pub collision_penalty_cycles: f64,
+    /// A pure connector: no hold, no collisions.
+    pub ideal: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IoBus {
+    pub rate_bps: BitRate,
+    pub transaction_overhead_ps: Duration,
+    pub dma_chunk_bytes: u64,
+    pub pio_write_fraction: f64,
+    pub ideal: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Apic {
+    pub ioapic_latency_ps: Duration,
+    pub ipi_latency_ps: Duration,
+    pub ipi_send_cycles: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RxNotify {
+    Napi,
+    Interrupt,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nic {
+    pub mtu_bytes: u64,
+    pub rx_ring_entries: u32,
+    pub tx_ring_entries: u32,
+    pub rx_coalesce_ps: Duration,
+    pub rx_coalesce_frames: u32,
+    pub tx_coalesce_ps: Duration,
+    pub tx_coalesce_frames: u32,
+    pub rx_notify: RxNotify,
+    pub csum_offload: bool,
+    pub descriptor_bytes: u64,
+    pub status_block_bytes: u64,
+    pub memory_bytes: u64,
+    pub ring_slot_overhead_bytes: u64,
+    pub ring_flush_idle_ps: Duration,
+    pub ring_flush_on_push: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Napi {
+    pub budget: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    pub rate_bps: BitRate,
+    pub latency_ps: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferSemantics {
+    Linux,
+    Literal,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tcp {
+    pub socket_buffer_bytes: u64,
+    pub buffer_semantics: BufferSemantics,
+    pub adv_win_scale: u32,
+    pub timestamps: bool,
+    pub skb_overhead_bytes: u64,
+    pub charge_truesize: bool,
+    pub initial_window_segments: u32,
+    pub delack_min_ps: Duration,
+    pub quickack_segments: u32,
+    pub rto_min_ps: Duration,
+    pub rto_initial_ps: Duration,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sched {
+    pub wakeup_preempts: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SoftirqKick {
+    Doorbell,
+    Ipi,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPath {
+    NicLocal,
+    ViaHostDriver,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Offload {
+    pub softirq_kick: SoftirqKick,
+    pub ack_path: AckPath,
+}
+
+/// Processor names as in the spec: `cpu0`, `cpu1`, ..., `nic_cpu`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcName {
+    Cpu0,
+    Cpu1,
+    NicCpu,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IrqPath {
+    Ioapic,
+    Direct,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RxMode {
+    /// Per-packet DMA into the host receive ring (base, onload).
+    HostRing,
+    /// Frames accumulate in NIC memory and move in one burst per flush (offload, hybrid).
+    RingAccumulate,
+}
+
+/// Which processor runs each group of stages, and where interrupts go. Pure data.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Placement {
+    pub name: String,
+    /// `rx.hardirq`, `rx.schedule`: the driver's interrupt handler.
+    pub driver: ProcName,
+    /// `rx.poll`, `rx.ip`, `rx.tcp`, `rx.wake`, ACK- and timer-released output, `tx.ack`, `tx.complete`.
+    pub protocol: ProcName,
+    /// The benchmark's communication thread: `rx.syscall`, `rx.copy`, `tx.syscall`, `tx.copy`,
+    /// and send-initiated `tx.tcp`/`tx.ip`/`tx.dev`.
+    pub comm_thread: ProcName,
+    /// The application-load thread (`rx.app`).
+    pub app: ProcName,
+    pub irq_target: ProcName,
+    pub irq_path: IrqPath,
+    pub rx_mode: RxMode,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Copy,
+    Tcpip,
+    Driver,
+    Os,
+    App,
+}
+
+/// One work item of the cost profile: `instructions = i_pkt + i_byte * bytes` and
+/// `references = r_pkt + r_byte * bytes`, accounted to `category`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageCost {
+    pub category: Category,
+    pub i_pkt: f64,
+    pub i_byte: f64,
+    pub r_pkt: f64,
+    pub r_byte: f64,
+    pub pio_reads: u32,
+    pub pio_writes: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scale {
+    pub copy: f64,
+    pub tcpip: f64,
+    pub driver: f64,
+    pub os: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Costs {
+    pub scale: Scale,
+    pub irq_entry: StageCost,
+    pub irq_exit: StageCost,
+    pub rx_hardirq: StageCost,
+    pub rx_schedule: StageCost,
+    pub softirq_dispatch: StageCost,
+    pub rx_poll: StageCost,
+    pub rx_poll_end: StageCost,
+    pub skb_alloc: StageCost,
+    pub skb_free: StageCost,
+    pub rx_ip: StageCost,
+    pub rx_tcp: StageCost,
+    pub csum: StageCost,
+    pub rx_wake: StageCost,
+    pub context_switch: StageCost,
+    pub rx_syscall: StageCost,
+    pub rx_copy: StageCost,
+    pub tx_syscall: StageCost,
+    pub tx_copy: StageCost,
+    pub tx_tcp: StageCost,
+    pub tx_ip: StageCost,
+    pub tx_dev: StageCost,
+    pub tx_complete: StageCost,
+    pub tx_ack: StageCost,
+    pub timer: StageCost,
+    pub app_message: StageCost,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetpipeMode {
+    Stream,
+    Pingpong,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrialAggregate {
+    Min,
+    Mean,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Netpipe {
+    pub mode: NetpipeMode,
+    pub target_ps: Duration,
+    pub start_bytes: u64,
+    pub max_bytes: u64,
+    pub perturbation_bytes: u64,
+    pub trials: u32,
+    pub trial_aggregate: TrialAggregate,
+    pub stop_ps: Duration,
+    pub nodelay: bool,
+    /// Only these sizes, if non-empty (for quick checks); otherwise NetPIPE's schedule.
+    pub sizes_bytes: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hpcbench {
+    pub message_bytes: u64,
+    pub duration_ps: Duration,
+    pub warmup_ps: Duration,
+    /// Application cycles per received byte (`a` in LAWS, in host cycles); 0 disables the load thread.
+    pub app_cycles_per_byte: f64,
+    /// Memory references per byte of the load thread's pass over the data.
+    pub app_refs_per_byte: f64,
+    pub queue_messages: u32,
+    pub nodelay: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    Netpipe,
+    Hpcbench,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    pub kind: WorkloadKind,
+    pub netpipe: Netpipe,
+    pub hpcbench: Hpcbench,
+}

@@ -1,0 +1,260 @@
+//! A processor: execution contexts with priorities (hard IRQ > softirq > process), work
+//! items executed in chunks of memory references, preemption at chunk boundaries, and
+//! busy time accounted by category (host-path §2.2, §2.8, §7.5).
+
+use crate::config::Category;
+use crate::units::{Duration, Freq, Time};
+
+pub const CATEGORIES: [Category; 5] = [Category::Copy, Category::Tcpip, Category::Driver, Category::Os, Category::App];
+
+pub fn cat_index(c: Category) -> usize {
+    c as usize
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ctx {
+    HardIrq = 0,
+    Softirq = 1,
+    Process = 2,
+}
+
+/// A priced piece of work: cycles of instructions, memory references, register accesses.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Piece {
+    pub cat: Option<Category>,
+    pub cycles: f64,
+    pub refs: f64,
+    pub pio_reads: u32,
+    pub pio_writes: u32,
+}
+
+impl Piece {
+    pub fn is_empty(&self) -> bool {
+        self.cycles <= 0.0 && self.refs <= 0.0 && self.pio_reads == 0 && self.pio_writes == 0
+    }
+}
+
+/// What happens when a job finishes; interpreted by the node (`system.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Then {
+    HardIrq,
+    Notified(Notice),
+    Softirq,
+    Thread(usize),
+}
+
+/// Why a processor was interrupted by another processor or the NIC doorbell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// Raise the receive softirq here (offload kick, hybrid hand-off).
+    RaiseSoftirq,
+    /// A thread on this processor was woken (reschedule IPI).
+    Reschedule,
+}
+
+const MAX_PIECES: usize = 8;
+
+#[derive(Clone, Debug)]
+pub struct Job {
+    pieces: [Piece; MAX_PIECES],
+    len: u8,
+    idx: u8,
+    pub then: Then,
+}
+
+impl Job {
+    pub fn new(then: Then) -> Self {
+        Job { pieces: [Piece::default(); MAX_PIECES], len: 0, idx: 0, then }
+    }
+
+    pub fn push(&mut self, p: Piece) {
+        if p.is_empty() {
+            return;
+        }
+        assert!((self.len as usize) < MAX_PIECES, "job has too many pieces");
+        self.pieces[self.len as usize] = p;
+        self.len += 1;
+    }
+
+    pub fn with(mut self, p: Piece) -> Self {
+        self.push(p);
+        self
+    }
+
+    /// The pieces not yet started.
+    pub fn pieces(&self) -> impl Iterator<Item = Piece> + '_ {
+        self.pieces[self.idx as usize..self.len as usize].iter().copied()
+    }
+
+    fn current(&mut self) -> Option<&mut Piece> {
+        if self.idx < self.len {
+            Some(&mut self.pieces[self.idx as usize])
+        } else {
+            None
+        }
+    }
+}
+
+/// How a processor reaches memory and devices.
+#[derive(Clone, Copy, Debug)]
+pub struct MemPath {
+    /// Host-clock cycles per data reference (the mode-A mean access time).
+    pub ref_cycles: f64,
+    /// Shares the north bridge (pays collisions) or is a pure connector.
+    pub contended: bool,
+    /// Cycles a register access stalls this processor, when it does not cross the host I/O bus.
+    pub local_io_cycles: Option<f64>,
+}
+
+/// The chunk a processor is executing: what it costs and how it was accounted.
+#[derive(Clone, Copy, Debug)]
+pub struct Chunk {
+    pub refs: f64,
+    pub cycles: f64,
+    pub pio_reads: u32,
+    pub pio_writes: u32,
+    pub cat: Category,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ProcStats {
+    /// Busy picoseconds per category (index by `cat_index`).
+    pub busy_ps: [u64; 5],
+    pub ctx_ps: [u64; 3],
+    pub irqs_nic: u64,
+    pub irqs_ipi: u64,
+    pub context_switches: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Processor {
+    pub name: &'static str,
+    pub clock: Freq,
+    /// Cycles per instruction, including a slower NIC processor's speed fraction.
+    pub cpi: f64,
+    pub mem: MemPath,
+    pub batch_refs: f64,
+    /// Jobs waiting per context; the running job sits in `running`.
+    pub hardirq_q: std::collections::VecDeque<Job>,
+    pub suspended: [Option<Job>; 3],
+    pub running: Option<(Ctx, Job)>,
+    pub chunk_started: Time,
+    /// End, category and context of the chunk in progress, so snapshots can exclude its future.
+    pub chunk_end: Time,
+    pub chunk_cat: Category,
+    pub chunk_ctx: Ctx,
+    pub stats: ProcStats,
+}
+
+impl Processor {
+    pub fn new(name: &'static str, clock: Freq, cpi: f64, mem: MemPath, batch_refs: u32) -> Self {
+        Processor {
+            name,
+            clock,
+            cpi,
+            mem,
+            batch_refs: batch_refs.max(1) as f64,
+            hardirq_q: Default::default(),
+            suspended: [None, None, None],
+            running: None,
+            chunk_started: Time::ZERO,
+            chunk_end: Time::ZERO,
+            chunk_cat: Category::Os,
+            chunk_ctx: Ctx::Process,
+            stats: ProcStats::default(),
+        }
+    }
+
+    pub fn is_busy(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Cuts the next chunk off the running job: at most `batch_refs` references with their
+    /// share of the instructions; register accesses go with the first chunk of a piece.
+    /// Returns `None` when the job has no work left.
+    pub fn next_chunk(&mut self) -> Option<Chunk> {
+        let batch = self.batch_refs;
+        let (_, job) = self.running.as_mut()?;
+        loop {
+            let p = job.current()?;
+            if p.is_empty() {
+                job.idx += 1;
+                continue;
+            }
+            let refs = p.refs.min(batch);
+            let cycles = if p.refs > 0.0 { p.cycles * refs / p.refs } else { p.cycles };
+            let c = Chunk { refs, cycles, pio_reads: p.pio_reads, pio_writes: p.pio_writes, cat: p.cat.unwrap_or(Category::Os) };
+            p.refs -= refs;
+            p.cycles -= cycles;
+            p.pio_reads = 0;
+            p.pio_writes = 0;
+            if p.refs <= 1e-9 {
+                p.refs = 0.0;
+            }
+            if p.refs == 0.0 && p.cycles <= 1e-9 {
+                p.cycles = 0.0;
+            }
+            return Some(c);
+        }
+    }
+
+    /// Time to execute `cycles` instructions-cycles at this processor's speed.
+    pub fn instr_time(&self, cycles: f64) -> Duration {
+        self.clock.duration_of(cycles * self.cpi)
+    }
+
+    pub fn account(&mut self, ctx: Ctx, cat: Category, d: Duration) {
+        self.stats.busy_ps[cat_index(cat)] += d.0;
+        self.stats.ctx_ps[ctx as usize] += d.0;
+    }
+
+    /// Busy time per category and per context up to `now`, excluding the unexecuted rest of
+    /// the chunk in progress (chunks are accounted when they start).
+    pub fn busy_until(&self, now: Time) -> ([u64; 5], [u64; 3]) {
+        let (mut cat, mut ctx) = (self.stats.busy_ps, self.stats.ctx_ps);
+        if self.running.is_some() && self.chunk_end > now {
+            let rest = (self.chunk_end - now).0;
+            cat[cat_index(self.chunk_cat)] -= rest;
+            ctx[self.chunk_ctx as usize] -= rest;
+        }
+        (cat, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proc() -> Processor {
+        Processor::new("cpu0", Freq(400_000_000), 1.0, MemPath { ref_cycles: 10.0, contended: true, local_io_cycles: None }, 64)
+    }
+
+    #[test]
+    fn a_copy_is_cut_into_batches_of_references() {
+        let mut p = proc();
+        let job = Job::new(Then::Thread(0)).with(Piece { cat: Some(Category::Copy), cycles: 1000.0, refs: 150.0, ..Default::default() });
+        p.running = Some((Ctx::Process, job));
+        let chunks: Vec<Chunk> = std::iter::from_fn(|| p.next_chunk()).collect();
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks[0].refs, 64.0);
+        assert_eq!(chunks[2].refs, 22.0);
+        let total: f64 = chunks.iter().map(|c| c.cycles).sum();
+        assert!((total - 1000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn pieces_run_in_order_and_pio_goes_with_the_first_chunk() {
+        let mut p = proc();
+        let job = Job::new(Then::HardIrq)
+            .with(Piece { cat: Some(Category::Os), cycles: 100.0, ..Default::default() })
+            .with(Piece { cat: Some(Category::Driver), cycles: 50.0, refs: 100.0, pio_reads: 1, pio_writes: 2 });
+        p.running = Some((Ctx::HardIrq, job));
+        let a = p.next_chunk().unwrap();
+        assert_eq!(a.cat, Category::Os);
+        let b = p.next_chunk().unwrap();
+        assert_eq!((b.cat, b.pio_reads, b.pio_writes), (Category::Driver, 1, 2));
+        let c = p.next_chunk().unwrap();
+        assert_eq!((c.pio_reads, c.refs), (0, 36.0));
+        assert!(p.next_chunk().is_none());
+    }
+}

@@ -1,0 +1,81 @@
+//! nicsim: a discrete-event simulator of the host communication path.
+//!
+//! A tour, bottom up:
+//! - `units`: integer picosecond time and the physical conversions.
+//! - `engine`: the event heap and the seeded random generator.
+//! - `hw`: processors with execution contexts, the north bridge and I/O bus, the NIC, the link.
+//! - `stack`: the TCP endpoint.
+//! - `placement`: which processor runs which stages (data, not code).
+//! - `node`: one host, its receive and transmit paths as priced work items.
+//! - `workload`: NetPIPE, Hpcbench, and the engine's reference queueing scenario.
+//! - `system`: two nodes and a link wired together, and the benchmark drivers.
+//! - `stats`, `report`: windows, conservation checks and JSON results.
+
+pub mod config;
+pub mod engine;
+pub mod hw;
+pub mod node;
+pub mod placement;
+pub mod report;
+pub mod stack;
+pub mod stats;
+pub mod system;
+pub mod units;
+pub mod workload;
+
+use config::{Config, WorkloadKind};
+use serde_json::{json, Value};
+
+/// Errors the caller can act on: a configuration the core cannot accept, or a run that broke
+/// an invariant (conservation, bounds, deadlock).
+#[derive(Debug)]
+pub enum Error {
+    Config(String),
+    Simulation(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Config(m) | Error::Simulation(m) => f.write_str(m),
+        }
+    }
+}
+
+pub fn parse_config(json: &str) -> Result<Config, Error> {
+    serde_json::from_str(json).map_err(|e| Error::Config(format!("configuration rejected by the core: {e}")))
+}
+
+/// Runs the workload a configuration names; returns its results as JSON.
+pub fn run(cfg: &Config) -> Result<Value, Error> {
+    let mut w = system::World::new(cfg).map_err(Error::Config)?;
+    let body = match cfg.workload.kind {
+        WorkloadKind::Netpipe => {
+            let pts = system::run_netpipe(&mut w).map_err(Error::Simulation)?;
+            json!({"points": report::netpipe_json(&w, &pts)})
+        }
+        WorkloadKind::Hpcbench => {
+            let r = system::run_hpcbench(&mut w).map_err(Error::Simulation)?;
+            json!({"hpcbench": report::hpcbench_json(&w, &r)})
+        }
+    };
+    let cons: Vec<Value> = (0..2).map(|s| json!(w.conservation(s))).collect();
+    let mut out = body;
+    out["conservation"] = json!({"node0_to_node1": cons[0], "node1_to_node0": cons[1]});
+    out["simulator"] = json!({
+        "events": w.eng.executed(),
+        "simulated_s": w.eng.now().as_secs_f64(),
+    });
+    Ok(out)
+}
+
+/// JSON in, JSON out: the boundary the Python binding uses.
+pub fn run_json(config_json: &str) -> Result<String, Error> {
+    let cfg = parse_config(config_json)?;
+    Ok(run(&cfg)?.to_string())
+}
+
+/// The engine's reference scenario (`nicsim bench`).
+pub fn bench(duration_s: f64, seed: u64) -> workload::queueing::BenchResult {
+    workload::queueing::run(700_000.0, &[1.2, 0.8, 1.0, 0.5], units::Duration((duration_s * 1e12) as u64), seed)
+}

@@ -1,0 +1,133 @@
+//! The engine's reference scenario (`nicsim bench`): Poisson arrivals of 1500-byte packets
+//! through four FIFO single-server stations in series with deterministic service. Station 1
+//! is an M/D/1 queue; the later stations are faster and never queue, so the mean sojourn is
+//! the M/D/1 wait at station 1 plus the four service times.
+
+use crate::engine::{Engine, Rng};
+use crate::units::{Duration, Time};
+use std::collections::VecDeque;
+
+/// A FIFO single server with deterministic service. Sans-IO: it returns departure times.
+#[derive(Clone, Debug)]
+pub struct Station {
+    service: Duration,
+    queue: VecDeque<(u64, Time)>,
+    busy: bool,
+}
+
+impl Station {
+    pub fn new(service: Duration) -> Self {
+        Station { service, queue: VecDeque::new(), busy: false }
+    }
+
+    /// A packet arrives; returns its departure time if service starts now.
+    pub fn arrive(&mut self, now: Time, id: u64, born: Time) -> Option<Time> {
+        self.queue.push_back((id, born));
+        if self.busy {
+            None
+        } else {
+            self.busy = true;
+            Some(now + self.service)
+        }
+    }
+
+    /// The packet in service leaves; returns it and the next departure time, if any.
+    pub fn depart(&mut self, now: Time) -> ((u64, Time), Option<Time>) {
+        let p = self.queue.pop_front().expect("departure from an empty station");
+        let next = if self.queue.is_empty() {
+            self.busy = false;
+            None
+        } else {
+            Some(now + self.service)
+        };
+        (p, next)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum BenchEv {
+    Arrival,
+    Departure(u8),
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchResult {
+    pub events: u64,
+    pub packets: u64,
+    pub mean_sojourn_us: f64,
+    pub predicted_sojourn_us: f64,
+    pub simulated_s: f64,
+}
+
+/// M/D/1 mean sojourn of the tandem: W(station 1) + Σ service.
+pub fn predicted_sojourn_s(rate_per_s: f64, services_s: &[f64]) -> f64 {
+    let s1 = services_s[0];
+    let rho = rate_per_s * s1;
+    rho * s1 / (2.0 * (1.0 - rho)) + services_s.iter().sum::<f64>()
+}
+
+pub fn run(rate_per_s: f64, services_us: &[f64], duration: Duration, seed: u64) -> BenchResult {
+    let mut eng: Engine<BenchEv> = Engine::new();
+    let mut rng = Rng::new(seed);
+    let mut stations: Vec<Station> = services_us.iter().map(|&s| Station::new(Duration::from_us_f64(s))).collect();
+    let end = Time(duration.0);
+    let mean_gap_ps = 1e12 / rate_per_s;
+    let (mut next_id, mut done, mut sojourn_ps) = (0u64, 0u64, 0u128);
+    eng.at(Time(rng.exp(mean_gap_ps) as u64), BenchEv::Arrival);
+    while let Some((now, ev)) = eng.pop() {
+        match ev {
+            BenchEv::Arrival => {
+                if let Some(t) = stations[0].arrive(now, next_id, now) {
+                    eng.at(t, BenchEv::Departure(0));
+                }
+                next_id += 1;
+                let gap = Duration(rng.exp(mean_gap_ps) as u64);
+                if now + gap < end {
+                    eng.after(gap, BenchEv::Arrival);
+                }
+            }
+            BenchEv::Departure(i) => {
+                let i = i as usize;
+                let ((id, born), next) = stations[i].depart(now);
+                if let Some(t) = next {
+                    eng.at(t, BenchEv::Departure(i as u8));
+                }
+                if i + 1 < stations.len() {
+                    if let Some(t) = stations[i + 1].arrive(now, id, born) {
+                        eng.at(t, BenchEv::Departure(i as u8 + 1));
+                    }
+                } else {
+                    done += 1;
+                    sojourn_ps += (now - born).0 as u128;
+                }
+            }
+        }
+    }
+    let services_s: Vec<f64> = services_us.iter().map(|s| s * 1e-6).collect();
+    BenchResult {
+        events: eng.executed(),
+        packets: done,
+        mean_sojourn_us: sojourn_ps as f64 / done.max(1) as f64 * 1e-6,
+        predicted_sojourn_us: predicted_sojourn_s(rate_per_s, &services_s) * 1e6,
+        simulated_s: eng.now().as_secs_f64(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md1_prediction_is_6_65_us() {
+        let p = predicted_sojourn_s(700_000.0, &[1.2e-6, 0.8e-6, 1.0e-6, 0.5e-6]);
+        assert!((p * 1e6 - 6.65).abs() < 1e-9);
+    }
+
+    #[test]
+    fn short_run_agrees_with_md1() {
+        let r = run(700_000.0, &[1.2, 0.8, 1.0, 0.5], Duration(200_000_000_000), 1);
+        assert!((r.mean_sojourn_us / r.predicted_sojourn_us - 1.0).abs() < 0.04, "{r:?}");
+        // Every packet is one arrival and four departures, and the run drains.
+        assert_eq!(r.events, r.packets * 5);
+    }
+}
