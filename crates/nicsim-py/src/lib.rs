@@ -25,7 +25,8 @@ fn validate(config_json: &str) -> PyResult<()> {
 
 /// The engine's reference scenario; returns (events, packets, mean sojourn µs, predicted µs, wall s).
 #[pyfunction]
-fn bench(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, u64, f64, f64, f64) {
+#[pyo3(name = "bench")]
+fn engine_bench(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, u64, f64, f64, f64) {
     py.allow_threads(|| {
         let t = std::time::Instant::now();
         let r = nicsim::bench(duration_s, seed);
@@ -35,9 +36,11 @@ fn bench(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, u64, f64, f64, f64
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A model panic comes back as a SimulationError carrying its message; no dump on stderr.
+    std::panic::set_hook(Box::new(|_| {}));
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
-    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_bench, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -70,9 +70,14 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
 }
 
 /// JSON in, JSON out: the boundary the Python binding uses.
+/// A panic inside the model is a bug; it is reported as a simulation error, never a crash.
 pub fn run_json(config_json: &str) -> Result<String, Error> {
     let cfg = parse_config(config_json)?;
-    Ok(run(&cfg)?.to_string())
+    let out = std::panic::catch_unwind(|| run(&cfg)).map_err(|p| {
+        let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+        Error::Simulation(format!("internal error in the model: {msg}"))
+    })??;
+    Ok(out.to_string())
 }
 
 /// The engine's reference scenario (`nicsim bench`).

@@ -298,7 +298,8 @@ impl Node {
 
     /// Picks the highest-priority work on `p` and starts its first chunk.
     fn dispatch(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
-        loop {
+        // A completed job's effect may already have started work here (a wake-up kicks).
+        while self.procs[p].running.is_none() {
             let Some((ctx, job)) = self.pick(eng, wire, p) else { return };
             self.procs[p].running = Some((ctx, job));
             if self.start_chunk(eng, p) {

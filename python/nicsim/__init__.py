@@ -1,0 +1,16 @@
+"""nicsim: where should a server's network protocol processing run?
+
+A fast discrete-event simulator of the whole host communication path (CPUs, memory, buses,
+NIC, link, TCP), NetPIPE and Hpcbench workloads, and the LAWS analytical models.
+"""
+from .config import resolve
+from .errors import ConfigError, SimulationError
+
+__all__ = ["resolve", "run", "ConfigError", "SimulationError"]
+
+
+def run(cfg=None, sets=None):
+    """Runs a preset name, TOML path or dict configuration; returns the result document."""
+    from .api import run as _run
+
+    return _run(cfg, sets)

@@ -1,0 +1,67 @@
+"""The Python API: resolve a configuration, run it in the core, and add the summaries."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from . import _core
+from .config import Resolved, resolve
+from .errors import ConfigError, SimulationError
+
+VERSION = _core.__version__
+
+
+def as_resolved(cfg: Resolved | str | dict | None, sets=None) -> Resolved:
+    return cfg if isinstance(cfg, Resolved) and not sets else resolve(cfg if not isinstance(cfg, Resolved) else cfg.name, sets)
+
+
+def run(cfg: Resolved | str | dict | None = None, sets=None) -> dict[str, Any]:
+    """Runs the workload a configuration names; returns the result document."""
+    r = as_resolved(cfg, sets)
+    try:
+        out = json.loads(_core.run(r.to_json()))
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    except RuntimeError as e:
+        raise SimulationError(str(e)) from None
+    if "points" in out:
+        out["summary"] = netpipe_summary(out["points"], r.values["workload.netpipe.mode"])
+    out["config"] = r.core
+    out["config_hash"] = r.hash()
+    out["nicsim_version"] = VERSION
+    return out
+
+
+def knee_bytes(sizes: np.ndarray, times_s: np.ndarray, t0_s: float) -> tuple[float, float]:
+    """NetPIPE saturation point `t0 × R∞` (host-path §7.2): R∞ from a straight-line fit of
+    t(n) = t0 + n/R∞ to the largest sizes (the top quarter, at least three points)."""
+    k = max(3, len(sizes) // 4)
+    n, t = sizes[-k:], times_s[-k:]
+    slope = np.polyfit(n, t, 1)[0]
+    r_inf = 1.0 / slope if slope > 0 else float("inf")
+    return t0_s * r_inf, r_inf
+
+
+def netpipe_summary(points: list[dict], mode: str) -> dict[str, Any]:
+    if not points:
+        return {}
+    sizes = np.array([p["size_bytes"] for p in points], dtype=float)
+    times = np.array([p["time_us"] for p in points]) * 1e-6
+    thr = [p["throughput_mbps"] for p in points]
+    i_peak = int(np.argmax(thr))
+    knee, r_inf = knee_bytes(sizes, times, times[0]) if len(points) >= 3 else (float("nan"), float("nan"))
+    peak = points[i_peak]
+    return {
+        "mode": mode,
+        "latency_us": points[0]["latency_us"],
+        "latency_size_bytes": points[0]["size_bytes"],
+        "peak_throughput_mbps": thr[i_peak],
+        "peak_throughput_netpipe_mbps": peak["throughput_netpipe_mbps"],
+        "peak_size_bytes": peak["size_bytes"],
+        "asymptotic_throughput_mbps": r_inf * 8 / 1e6,
+        "saturation_bytes": knee,
+        "saturation_estimator": "t0 x R_inf (Hockney n_1/2), R_inf fitted to the top quarter of sizes",
+        "peak_processors": {k: round(v["utilisation"], 6) for k, v in peak["processors"].items()},
+    }

@@ -1,0 +1,306 @@
+"""The `nicsim` command. Every error is one line naming what was wrong, with exit status 2."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from .errors import ConfigError, SimulationError
+
+CATS = ("copy", "tcpip", "driver", "os", "app")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2, no usage dump
+        raise ConfigError(f"{self.prog}: {message}")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", nargs="?", default="ortiz2008-base", help="preset name or TOML file (default ortiz2008-base)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="nicsim", description="Simulate where a server's network protocol processing should run.")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    d = sub.add_parser("demo", help="base-system NetPIPE curves on built-in defaults: table and plot")
+    d.add_argument("--out", default="nicsim-demo", help="directory for the plot and JSON (default nicsim-demo)")
+    d.add_argument("--quick", action="store_true", help="shorter points (0.2 s simulated each)")
+    n = sub.add_parser("netpipe", help="NetPIPE streaming or ping-pong curve")
+    _common(n)
+    n.add_argument("--mode", choices=("stream", "pingpong"))
+    n.add_argument("--max-size", help="largest message, e.g. '64 KiB'")
+    n.add_argument("--plot", help="write the throughput and latency plot to this file")
+    r = sub.add_parser("run", help="run the workload a configuration file names")
+    _common(r)
+    h = sub.add_parser("hpcbench", help="streaming with an application-load thread (sysmon-style report)")
+    _common(h)
+    h.add_argument("--gamma", type=float, help="application ratio γ = a/o (o measured on the base system)")
+    h.add_argument("--app-work-per-byte", type=float, help="load-thread cycles per received byte (a)")
+    h.add_argument("--msg-size", help="message size, e.g. '256 KiB'")
+    h.add_argument("--duration", help="measured window, e.g. '2 s'")
+    g = sub.add_parser("gamma-sweep", help="δb(γ) for a placement against base")
+    _common(g)
+    g.add_argument("--gammas", default="0:3.5:0.25", help="γ values: list or start:stop:step")
+    g.add_argument("--msg-size", action="append", help="message size (repeatable; default 2 Mbit and 8 Kbit)")
+    g.add_argument("--duration", default="1 s")
+    g.add_argument("--plot", help="write δb(γ) plot to this file")
+    sub.add_parser("presets", help="list the presets")
+    pp = sub.add_parser("params", help="list every parameter with unit, default and source")
+    pp.add_argument("--markdown", action="store_true")
+    b = sub.add_parser("bench", help="engine speed on the reference M/D/1 tandem scenario")
+    b.add_argument("--json", action="store_true")
+    b.add_argument("--duration", type=float, default=1.0, help="simulated seconds (default 1)")
+    c = sub.add_parser("calibrate", help="fit the four category scales to calibration.md T1, T2, T4, T5")
+    c.add_argument("--write", action="store_true", help="write the fitted scales into the profile")
+    c.add_argument("--check", action="store_true", help="only evaluate the current profile")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        sys.exit(_dispatch(argv))
+    except ConfigError as e:
+        print(f"nicsim: {e}", file=sys.stderr)
+        sys.exit(2)
+    except SimulationError as e:
+        print(f"nicsim: simulation failed: {e}", file=sys.stderr)
+        sys.exit(3)
+    except KeyboardInterrupt:
+        print("nicsim: interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+def _dispatch(argv: list[str]) -> int:
+    # Commands owned by other modules parse their own arguments.
+    if argv[:1] == ["laws"]:
+        from .analytic.cli import main_laws
+
+        return main_laws(argv[1:])
+    if argv[:2] == ["study", "laws"]:
+        from .study import main_study
+
+        return main_study(argv[2:])
+    if argv[:1] in (["sweep"], ["report"]):
+        from .sweep.cli import main_sweep
+
+        return main_sweep(argv)
+    args = build_parser().parse_args(argv)
+    return COMMANDS[args.cmd](args)
+
+
+def _sets(args) -> list[str]:
+    return list(args.set)
+
+
+def cmd_netpipe(args) -> int:
+    from . import api
+    from .config import parse_set
+
+    sets = dict(parse_set(_sets(args)))
+    if getattr(args, "mode", None):
+        sets["workload.netpipe.mode"] = args.mode
+    if getattr(args, "max_size", None):
+        sets["workload.netpipe.max_bytes"] = args.max_size
+    sets.setdefault("workload.kind", "netpipe")
+    t = time.perf_counter()
+    out = api.run(args.config, sets)
+    wall = time.perf_counter() - t
+    if args.json:
+        print(json.dumps(out, sort_keys=True))
+    else:
+        print_netpipe(out)
+        print(f"\n{out['simulator']['simulated_s']:.1f} s simulated in {wall:.1f} s wall ({out['simulator']['events']:,} events)")
+    if getattr(args, "plot", None):
+        from .plot import plot_netpipe
+
+        plot_netpipe({out["config"]["placements"][1]["name"]: out}, args.plot)
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def cmd_run(args) -> int:
+    from . import api
+
+    out = api.run(args.config, _sets(args))
+    if args.json:
+        print(json.dumps(out, sort_keys=True))
+    elif "points" in out:
+        print_netpipe(out)
+    else:
+        print_hpcbench(out)
+    return 0
+
+
+def print_netpipe(out: dict) -> None:
+    pts = out["points"]
+    pl = out["config"]["placements"]
+    print(f"placement node0={pl[0]['name']} node1={pl[1]['name']}  mode={out['summary']['mode']}  config {out['config_hash']}")
+    procs = list(pts[0]["processors"]) if pts else []
+    rx = [k for k in procs if k.startswith("node1.")]
+    head = f"{'size B':>9} {'reps':>7} {'time us':>10} {'Mbps':>8}" + "".join(f" {k[6:] + ' util':>13} {'irq/s':>8}" for k in rx)
+    print(head)
+    for p in pts:
+        row = f"{p['size_bytes']:>9} {p['repetitions']:>7} {p['time_us']:>10.2f} {p['throughput_mbps']:>8.1f}"
+        for k in rx:
+            pr = p["processors"][k]
+            row += f" {pr['utilisation']:>13.3f} {pr['irq_per_s']:>8.0f}"
+        print(row)
+    s = out["summary"]
+    print(f"\nlatency (first point, one-way): {s['latency_us']:.2f} us")
+    print(f"peak throughput: {s['peak_throughput_mbps']:.1f} Mbps SI ({s['peak_throughput_netpipe_mbps']:.1f} NetPIPE Mbps) at {s['peak_size_bytes']} B")
+    print(f"saturation point: {s['saturation_bytes']:.0f} B ({s['saturation_estimator']})")
+    if s["mode"] == "pingpong":
+        print_latency_breakdown(out)
+
+
+def print_latency_breakdown(out: dict) -> None:
+    """Where the first ping-pong point's one-way time goes: CPU time per category summed over
+    both nodes per one-way message, and the rest (DMA, buses, interrupt delivery, wire)."""
+    p = out["points"][0]
+    msgs = 2 * p["repetitions"]
+    window_s = p["time_us"] * 1e-6 * msgs
+    print(f"\nlatency breakdown of the {p['size_bytes']}-byte message (per one-way transfer):")
+    total = 0.0
+    for k, pr in p["processors"].items():
+        parts = {c: pr["busy"][c] * window_s / msgs * 1e6 for c in CATS}
+        cpu = sum(parts.values())
+        if cpu <= 0:
+            continue
+        total += cpu
+        print(f"  {k:<14} " + "  ".join(f"{c} {v:6.2f}" for c, v in parts.items()) + f"   = {cpu:6.2f} us")
+    print(f"  {'hardware':<14} DMA, I/O bus, interrupt delivery, wire and waits = {p['time_us'] - total:6.2f} us")
+    print(f"  {'total':<14} {p['time_us']:.2f} us")
+
+
+def print_hpcbench(out: dict) -> None:
+    h = out["hpcbench"]
+    print(f"message {h['message_bytes']} B, window {h['window_s']:.2f} s: throughput {h['throughput_mbps']:.1f} Mbps")
+    print(f"{'processor':<14} {'util':>6} " + " ".join(f"{c:>7}" for c in CATS) + f" {'irq/s':>8} {'ipi/s':>8}")
+    for k, pr in h["processors"].items():
+        print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in CATS) + f" {pr['nic_irq_per_s']:>8.0f} {pr['ipi_per_s']:>8.0f}")
+    if "laws" in out:
+        print("LAWS quantities: " + ", ".join(f"{k}={v:.4g}" for k, v in out["laws"].items() if isinstance(v, (int, float))))
+
+
+def cmd_presets(args) -> int:
+    from .config import load_preset, preset_names
+
+    for n in preset_names():
+        print(f"{n:<26} {load_preset(n).get('description', '')}")
+    return 0
+
+
+def cmd_params(args) -> int:
+    from . import units
+    from .params import PARAMS
+
+    if args.markdown:
+        print("| key | unit | default | description | source |\n|---|---|---|---|---|")
+    for p in PARAMS:
+        unit = {"size": "bytes", "rate": "bit/s", "freq": "Hz", "time": "ps"}.get(p.kind, p.kind)
+        dflt = p.default if p.kind != "choice" else (p.default or "(from preset)")
+        if p.kind in units.PARSERS and isinstance(dflt, int) and dflt == 0:
+            dflt = "0 (auto)"
+        choices = f" ({' | '.join(c for c in p.choices if c)})" if p.choices else ""
+        if args.markdown:
+            print(f"| `{p.key}` | {unit} | {dflt} | {p.description}{choices} | {p.source} |")
+        else:
+            print(f"{p.key:<40} {str(dflt):<12} {p.description}{choices}  {p.source}")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from . import _core
+
+    events, packets, soj, pred, wall = _core.bench(args.duration, 1)
+    res = {
+        "events": events,
+        "events_per_s": events / wall,
+        "packets": packets,
+        "mean_sojourn_us": soj,
+        "predicted_sojourn_us": pred,
+        "sojourn_error": soj / pred - 1,
+        "wall_s": wall,
+        "simulated_s": args.duration,
+    }
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(f"{events:,} events in {wall:.3f} s: {events / wall / 1e6:.1f} M events/s")
+        print(f"{packets:,} packets, mean sojourn {soj:.3f} us (M/D/1 predicts {pred:.3f} us, {100 * (soj / pred - 1):+.2f}%)")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from pathlib import Path
+
+    from . import api
+    from .plot import plot_netpipe
+
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    extra = {"workload.netpipe.target_ps": "200 ms"} if args.quick else {}
+    results = {}
+    for mode in ("pingpong", "stream"):
+        t = time.perf_counter()
+        res = api.run("ortiz2008-base", {"workload.netpipe.mode": mode, **extra})
+        print(f"== ortiz2008-base, NetPIPE {mode} ({time.perf_counter() - t:.1f} s wall, {res['simulator']['simulated_s']:.0f} s simulated)")
+        print_netpipe(res)
+        print()
+        results[mode] = res
+        (out_dir / f"base-{mode}.json").write_text(json.dumps(res, sort_keys=True))
+    plot_netpipe({"base": results["stream"]}, out_dir / "base-netpipe.png", latency=results["pingpong"])
+    print(f"plot: {out_dir / 'base-netpipe.png'}; JSON: {out_dir}/base-*.json")
+    return 0
+
+
+def cmd_hpcbench(args) -> int:
+    from .hpc import run_hpcbench
+
+    out = run_hpcbench(args.config, _sets(args), gamma=args.gamma, a=args.app_work_per_byte, msg_size=args.msg_size, duration=args.duration)
+    print(json.dumps(out, sort_keys=True) if args.json else "", end="\n" if args.json else "")
+    if not args.json:
+        print_hpcbench(out)
+    return 0
+
+
+def cmd_gamma_sweep(args) -> int:
+    from .hpc import gamma_sweep, parse_grid
+
+    out = gamma_sweep(args.config, _sets(args), gammas=parse_grid(args.gammas, "--gammas"), msg_sizes=args.msg_size or ["2 Mbit", "8 Kbit"], duration=args.duration)
+    if args.json:
+        print(json.dumps(out, sort_keys=True))
+    else:
+        for size, rows in out["sweeps"].items():
+            print(f"message {size} B: {out['placement']} vs base")
+            print(f"{'gamma':>6} {'realised':>8} {'base Mbps':>10} {'placed Mbps':>11} {'db':>8}")
+            for r in rows:
+                print(f"{r['gamma']:>6.2f} {r['gamma_realised']:>8.3f} {r['base_mbps']:>10.1f} {r['placed_mbps']:>11.1f} {r['delta_b']:>+8.3f}")
+    if args.plot:
+        from .plot import plot_gamma
+
+        plot_gamma(out, args.plot)
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    from .calibrate import main_calibrate
+
+    return main_calibrate(write=args.write, check=args.check)
+
+
+COMMANDS = {
+    "demo": cmd_demo,
+    "netpipe": cmd_netpipe,
+    "run": cmd_run,
+    "hpcbench": cmd_hpcbench,
+    "gamma-sweep": cmd_gamma_sweep,
+    "presets": cmd_presets,
+    "params": cmd_params,
+    "bench": cmd_bench,
+    "calibrate": cmd_calibrate,
+}

@@ -1,0 +1,286 @@
+"""Configuration: defaults from `params.py`, then a preset, then a TOML file, then `--set`
+overrides, each value parsed by its kind and checked, resolved into the complete document the
+core receives (base units only). Every error names the key and what is allowed."""
+from __future__ import annotations
+
+import copy
+import difflib
+import hashlib
+import json
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import units
+from .errors import ConfigError
+from .params import BY_KEY, PARAMS, PROCESSORS, Param
+from .placements import PLACEMENTS
+
+PRESET_DIR = "presets"
+PROFILE_DIR = "profiles"
+COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes")
+CATEGORIES = ("copy", "tcpip", "driver", "os", "app")
+
+
+def _read_toml(path: Path, what: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{what} {str(path)!r} not found") from None
+    except OSError as e:
+        raise ConfigError(f"{what} {str(path)!r} cannot be read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{what} {str(path)!r} is not valid TOML: {e}") from None
+
+
+def preset_names() -> list[str]:
+    return sorted(p.name[:-5] for p in resources.files("nicsim").joinpath(PRESET_DIR).iterdir() if p.name.endswith(".toml"))
+
+
+def load_preset(name: str) -> dict:
+    f = resources.files("nicsim").joinpath(PRESET_DIR, f"{name}.toml")
+    if not f.is_file():
+        hint = difflib.get_close_matches(name, preset_names(), n=1)
+        extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+        raise ConfigError(f"no preset or file named {name!r}{extra}; presets: {', '.join(preset_names())}")
+    return tomllib.loads(f.read_text())
+
+
+def load_profile(name: str) -> dict:
+    f = resources.files("nicsim").joinpath(PROFILE_DIR, f"{name}.toml")
+    return tomllib.loads(f.read_text())
+
+
+def flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def _unknown(key: str) -> ConfigError:
+    near = difflib.get_close_matches(key, list(BY_KEY), n=3)
+    hint = f"; did you mean {' or '.join(near)}?" if near else "; run `nicsim params` to list the keys"
+    return ConfigError(f"unknown key {key!r}{hint}")
+
+
+def parse_value(p: Param, raw: Any) -> Any:
+    """One value of parameter `p`, as written by a person, into base units."""
+    try:
+        if p.kind in units.PARSERS:
+            v = units.PARSERS[p.kind](raw)
+        elif p.kind == "bool":
+            if isinstance(raw, str) and raw.lower() in ("true", "false", "1", "0", "on", "off"):
+                v = raw.lower() in ("true", "1", "on")
+            elif isinstance(raw, bool):
+                v = raw
+            else:
+                raise ValueError
+        elif p.kind == "int":
+            if isinstance(raw, bool):
+                raise ValueError
+            v = int(raw) if not isinstance(raw, float) or raw.is_integer() else None
+            if v is None:
+                raise ValueError
+        elif p.kind == "float":
+            if isinstance(raw, bool):
+                raise ValueError
+            v = float(raw)
+        elif p.kind == "choice":
+            v = str(raw)
+            if v not in p.choices:
+                allowed = ", ".join(repr(c) for c in p.choices if c) + (" or '' (from the preset)" if "" in p.choices else "")
+                raise ConfigError(f"{p.key}: {raw!r} is not allowed; choose {allowed}")
+        elif p.kind == "sizes":
+            items = raw if isinstance(raw, list) else [x for x in str(raw).split(",") if x.strip()]
+            v = [units.parse_size(x.strip() if isinstance(x, str) else x) for x in items]
+        else:  # pragma: no cover - a declaration error
+            raise AssertionError(p.kind)
+    except units.UnitError as e:
+        raise ConfigError(f"{p.key}: {e}") from None
+    except (TypeError, ValueError) as e:
+        if isinstance(e, ConfigError):
+            raise
+        raise ConfigError(f"{p.key}: {raw!r} is not a valid {p.kind}") from None
+    for bound, ok, word in ((p.min, lambda x, b: x >= b, "at least"), (p.max, lambda x, b: x <= b, "at most")):
+        if bound is not None and isinstance(v, (int, float)) and not isinstance(v, bool) and not ok(v, bound):
+            raise ConfigError(f"{p.key}: {raw!r} is out of range; must be {word} {bound:g} ({p.description})")
+    return v
+
+
+def parse_set(items: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set nic.mtu_bytes='1500 B'")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+class Resolved:
+    """A fully resolved configuration: values in base units, costs, placements."""
+
+    def __init__(self, values: dict[str, Any], costs: dict, name: str):
+        self.values = values
+        self.costs = costs
+        self.name = name
+        self.core = build_core(values, costs)
+
+    def to_json(self) -> str:
+        return json.dumps(self.core, sort_keys=True)
+
+    def hash(self) -> str:
+        return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]
+
+
+def resolve(source: str | Path | dict | None = None, sets: dict[str, Any] | Iterable[str] | None = None) -> Resolved:
+    """Defaults ← preset ← file ← overrides. `source` is a preset name, a TOML path, a dict
+    (nested or dotted keys), or None for the built-in defaults."""
+    raw: dict[str, Any] = {}
+    name = "defaults"
+    if isinstance(source, dict):
+        layer = dict(source)
+        if "preset" in layer:
+            raw.update(flatten(load_preset(layer.pop("preset"))))
+        raw.update(flatten(layer))
+        name = "dict"
+    elif source is not None:
+        s = str(source)
+        path = Path(s)
+        if s.endswith(".toml") or path.exists():
+            doc = _read_toml(path, "configuration file")
+            if "preset" in doc:
+                base = doc.pop("preset")
+                raw.update(flatten(_without_meta(load_preset(base))))
+            doc.pop("description", None)
+            raw.update(flatten(doc))
+            name = path.stem
+        else:
+            raw.update(flatten(_without_meta(load_preset(s))))
+            name = s
+    if sets:
+        raw.update(sets if isinstance(sets, dict) else parse_set(sets))
+    values = {p.key: parse_value(p, p.default) for p in PARAMS}
+    cost_over: dict[str, Any] = {}
+    for k, v in raw.items():
+        if k.startswith("costs.") and k != "costs.profile":
+            cost_over[k] = v
+        elif k in BY_KEY:
+            values[k] = parse_value(BY_KEY[k], v)
+        elif k not in ("description",):
+            raise _unknown(k)
+    costs = _costs(values["costs.profile"], cost_over)
+    _derive(values)
+    _check(values)
+    return Resolved(values, costs, name)
+
+
+def _without_meta(d: dict) -> dict:
+    d = dict(d)
+    d.pop("description", None)
+    return d
+
+
+def _costs(profile: str, over: dict[str, Any]) -> dict:
+    doc = load_profile(profile)
+    scale = dict(doc["scale"])
+    stages = {k: {f: v[f] for f in COST_FIELDS} for k, v in doc["stages"].items()}
+    for key, raw in over.items():
+        parts = key.split(".")
+        if len(parts) == 3 and parts[1] == "scale" and parts[2] in scale:
+            scale[parts[2]] = _number(key, raw, 0)
+        elif len(parts) == 3 and parts[1] in stages and parts[2] in COST_FIELDS:
+            if parts[2] == "category":
+                if raw not in CATEGORIES:
+                    raise ConfigError(f"{key}: {raw!r} is not a category; choose {', '.join(CATEGORIES)}")
+                stages[parts[1]]["category"] = raw
+            else:
+                stages[parts[1]][parts[2]] = _number(key, raw, 0)
+        else:
+            raise ConfigError(f"unknown cost key {key!r}; cost keys are costs.scale.{{{','.join(scale)}}} and costs.STAGE.{{{','.join(COST_FIELDS)}}} with STAGE one of {', '.join(stages)}")
+    return {"scale": scale, "stages": stages}
+
+
+def _number(key: str, raw: Any, lo: float) -> float:
+    try:
+        v = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key}: {raw!r} is not a number") from None
+    if v < lo:
+        raise ConfigError(f"{key}: {raw!r} must be at least {lo}")
+    return v
+
+
+def mss_bytes(v: dict) -> int:
+    return v["nic.mtu_bytes"] - 40 - (12 if v["tcp.timestamps"] else 0)
+
+
+def _derive(v: dict) -> None:
+    """Fills the parameters whose default is derived from others (0 = auto)."""
+    if v["nic.rx_ring_entries"] == 0:
+        v["nic.rx_ring_entries"] = 100 if v["nic.mtu_bytes"] > 1500 else 200
+    if v["nic.ring_flush_idle_ps"] == 0:
+        wire_bits = (v["nic.mtu_bytes"] + 38) * 8
+        v["nic.ring_flush_idle_ps"] = -(-wire_bits * 10**12 // v["link.rate_bps"])
+    if v["tcp.initial_window_segments"] == 0:
+        mss = mss_bytes(v)
+        v["tcp.initial_window_segments"] = max(1, min(4 * mss, max(2 * mss, 4380)) // mss)
+
+
+def placement_table(v: dict, preset: str, overrides: bool) -> dict[str, str]:
+    t = dict(PLACEMENTS[preset])
+    if overrides:
+        for f in ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode"):
+            if v[f"placement.{f}"]:
+                t[f] = v[f"placement.{f}"]
+    t["irq_target"] = t["driver"]
+    t["name"] = preset if not any(v[f"placement.{f}"] for f in ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")) or not overrides else f"{preset}+custom"
+    return t
+
+
+def node_placements(v: dict) -> list[dict[str, str]]:
+    node1 = placement_table(v, v["placement.preset"], True)
+    sender = v["placement.sender"]
+    node0 = node1 if sender == "same" else placement_table(v, sender, False)
+    return [dict(node0), dict(node1)]
+
+
+def _check(v: dict) -> None:
+    have = ["cpu0"] + (["cpu1"] if v["cpu.count"] >= 2 else []) + (["nic_cpu"] if v["nic_cpu.present"] else [])
+    for i, t in enumerate(node_placements(v)):
+        where = "placement" if i == 1 or v["placement.sender"] == "same" else "placement.sender"
+        for role in ("driver", "protocol", "comm_thread", "app"):
+            proc = t[role]
+            if proc not in have:
+                fix = "set cpu.count = 2" if proc == "cpu1" else "set nic_cpu.present = true"
+                raise ConfigError(f"{where}.{role} = {proc}, but node{i} has no {proc} ({fix}); this node has {', '.join(have)}")
+        for role in ("comm_thread", "app"):
+            if t[role] == "nic_cpu":
+                raise ConfigError(f"{where}.{role} = nic_cpu: threads cannot run on the NIC processor, which runs only protocol work; choose {', '.join(p for p in have if p != 'nic_cpu')}")
+    if v["workload.netpipe.max_bytes"] < v["workload.netpipe.start_bytes"]:
+        raise ConfigError("workload.netpipe.max_bytes must be at least workload.netpipe.start_bytes")
+    if v["io.dma_chunk_bytes"] > v["nic.memory_bytes"]:
+        raise ConfigError("io.dma_chunk_bytes must not exceed nic.memory_bytes")
+
+
+def build_core(v: dict, costs: dict) -> dict:
+    """The nested document the Rust core deserialises (every field, base units)."""
+    core: dict[str, Any] = {}
+    for p in PARAMS:
+        if p.key.startswith(("placement.", "costs.")):
+            continue
+        parts = p.key.split(".")
+        d = core
+        for part in parts[:-1]:
+            d = d.setdefault(part, {})
+        d[parts[-1]] = v[p.key]
+    core["placements"] = node_placements(v)
+    core["costs"] = {"scale": dict(costs["scale"]), **{k: dict(s) for k, s in costs["stages"].items()}}
+    return copy.deepcopy(core)

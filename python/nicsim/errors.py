@@ -1,0 +1,9 @@
+"""The two errors a user can meet: a configuration we refuse, and a run that broke an invariant."""
+
+
+class ConfigError(ValueError):
+    """Bad input. The message names the offending key or argument and what is allowed."""
+
+
+class SimulationError(RuntimeError):
+    """A run broke conservation, a physical bound, or stalled."""

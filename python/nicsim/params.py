@@ -1,0 +1,126 @@
+"""Every simulation parameter, declared once: key, kind (its unit), default as a person writes
+it, what it means, and where the default comes from. Tags as in the spec: [S] stated in the
+thesis, [I] our interpretation, [N] a nicsim decision, [R] outside knowledge (Linux 2.6, tg3,
+NetPIPE source). Keys are exactly the core's field names, so the Rust config mirrors this table;
+`tests/test_contract.py` keeps the two from drifting. The cost profile (per-stage work) is not
+here: it lives in `profiles/*.toml`, with a source for every number.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+PROCESSORS = ("cpu0", "cpu1", "nic_cpu")
+
+
+@dataclass(frozen=True)
+class Param:
+    key: str
+    kind: str  # size | rate | freq | time | int | float | bool | choice | sizes
+    default: Any
+    description: str
+    source: str
+    choices: tuple[str, ...] = ()
+    min: float | None = None
+    max: float | None = None
+
+
+def P(key, kind, default, description, source, choices=(), min=None, max=None):
+    return Param(key, kind, default, description, source, tuple(choices), min, max)
+
+
+PARAMS: list[Param] = [
+    P("run.seed", "int", 1, "seed of the random generator (only stochastic inputs use it)", "[N]", min=0),
+    # processors
+    P("cpu.clock_hz", "freq", "400 MHz", "host CPU clock", "[S] thesis Table 4.5", min=1),
+    P("cpu.cpi", "float", 1.0, "cycles per instruction, memory stalls excluded", "[S] §4.1 Simics stall mode", min=0.01),
+    P("cpu.count", "int", 1, "host CPUs per node (cpu0, cpu1)", "[S] base Fig. 3.7; Q22", min=1, max=2),
+    P("nic_cpu.present", "bool", False, "the NIC has a processor (offload, hybrid)", "[S] §4.7"),
+    P("nic_cpu.speed_fraction", "float", 1.0, "NIC processor speed as a fraction of the host CPU's (scales its CPI)", "[S] §4.1 sweep 1, 0.75, 0.5, 0.25; Q14 cpi", min=0.01, max=10),
+    P("nic_cpu.mem_latency_cycles", "float", 10.0, "NIC processor's mean memory access, host cycles ('Offload x')", "[I] §4.2: same mean as the host", min=0),
+    P("nic_cpu.io_latency_cycles", "float", 0.0, "NIC processor's register access to the NIC, host cycles", "[N] §5.8: a connector", min=0),
+    # memory and buses
+    P("mem.hit_ratio", "float", 0.9, "cache hit ratio of the mean-access model (Eq. 4.1)", "[S] §4.2", min=0, max=1),
+    P("mem.hit_cycles", "float", 1.0, "hit time, cycles", "[S] §4.2", min=0),
+    P("mem.miss_cycles", "float", 91.0, "miss time, cycles (gives the 10-cycle mean)", "[S] §4.2", min=0),
+    P("mem.batch_refs", "int", 64, "memory references per north-bridge request (contention granularity)", "[N] §4.4", min=1),
+    P("nb.collision_penalty_cycles", "float", 20.0, "penalty of an access that finds the bus held", "[S] Table 4.7", min=0),
+    P("nb.ideal", "bool", False, "memory path is a pure connector: no latency, no collisions", "[S] ideal-bus mode §4.2"),
+    P("io.rate_bps", "rate", "2.12 Gbps", "I/O bus bandwidth (PCI-X, 64 bit, 33 MHz)", "[S] Table 4.7", min=1),
+    P("io.transaction_overhead_ps", "time", "120 ns", "per-transaction I/O bus overhead (pci_time)", "[N] Q7: 4 cycles of a 33 MHz bus (address, attribute, response, turnaround)", min=0),
+    P("io.dma_chunk_bytes", "size", "512 B", "bytes per DMA transaction", "[N][R] PCI-X default maximum memory read byte count", min=8),
+    P("io.pio_write_fraction", "float", 0.25, "share of a register round trip a posted write stalls the CPU", "[N] §4.5", min=0, max=1),
+    P("io.ideal", "bool", False, "I/O bus is a pure connector: no overhead, infinite bandwidth", "[S] ideal-bus mode"),
+    # interrupts
+    P("apic.ioapic_latency_ps", "time", "500 ns", "I/O APIC + APIC bus delivery latency", "[N][R] §5.8", min=0),
+    P("apic.ipi_latency_ps", "time", "500 ns", "inter-processor interrupt delivery latency", "[N][R] §5.8", min=0),
+    P("apic.ipi_send_cycles", "float", 100.0, "cycles the sender spends posting an IPI", "[N][R] §5.8", min=0),
+    # NIC
+    P("nic.mtu_bytes", "size", "9000 B", "MTU (9000: jumbo frames)", "[S] Table 4.5", min=576, max=65536),
+    P("nic.rx_ring_entries", "int", 0, "receive buffers posted; 0 = tg3's default (200 standard, 100 jumbo)", "[R] tg3 TG3_DEF_RX_(JUMBO_)RING_PENDING", min=0),
+    P("nic.tx_ring_entries", "int", 511, "transmit descriptors", "[R] tg3 TG3_TX_RING_SIZE − 1", min=1),
+    P("nic.rx_coalesce_ps", "time", "0 us", "receive coalescing timer (0: interrupt at once)", "[R] early 2.6 tg3: 0 ticks, 1 frame", min=0),
+    P("nic.rx_coalesce_frames", "int", 1, "receive frames per interrupt", "[R] early 2.6 tg3", min=1),
+    P("nic.tx_coalesce_ps", "time", "150 us", "transmit-completion coalescing timer", "[R] tg3.h LOW_TXCOL_TICKS", min=0),
+    P("nic.tx_coalesce_frames", "int", 53, "transmit completions per interrupt", "[R] tg3.h LOW_TXMAX_FRAMES", min=1),
+    P("nic.rx_notify", "choice", "napi", "receive notification: NAPI (interrupt, then poll) or one interrupt per event", "[S] NAPI in all runs", choices=("napi", "interrupt")),
+    P("nic.csum_offload", "bool", True, "the NIC computes and checks TCP/IP checksums", "[N][R] Q23: BCM5703 supports it"),
+    P("nic.descriptor_bytes", "size", "16 B", "DMA descriptor size", "[R] tg3 tx buffer descriptor", min=0),
+    P("nic.status_block_bytes", "size", "80 B", "status block written after receive DMA", "[R] tg3 hardware status block", min=0),
+    P("nic.memory_bytes", "size", "128 KiB", "NIC packet memory (ring accumulation)", "[S] Table 4.5", min=1024),
+    P("nic.ring_slot_overhead_bytes", "size", "0 B", "bytes a held frame occupies beyond its length", "[N] §5.5.4", min=0),
+    P("nic.ring_flush_idle_ps", "time", 0, "flush the accumulation ring after this idle time; 0 = wire time of one max frame", "[N] Q10", min=0),
+    P("nic.ring_flush_on_push", "bool", True, "flush the accumulation ring when a PUSH segment arrives", "[N] Q10"),
+    P("napi.budget", "int", 300, "packets per net_rx_action before deferring", "[R] Linux 2.6 netdev_budget", min=1),
+    # link
+    P("link.rate_bps", "rate", "1 Gbps", "link bandwidth, each direction", "[S] Table 4.5", min=1),
+    P("link.latency_ps", "time", "1 us", "propagation delay", "[N] Q8", min=0),
+    # TCP
+    P("tcp.socket_buffer_bytes", "size", "64 KiB", "requested send and receive socket buffers", "[S] Table 4.5", min=2048),
+    P("tcp.buffer_semantics", "choice", "linux", "linux: doubled, truesize-charged, adv_win_scale; literal: window = buffer", "[N] Q24", choices=("linux", "literal")),
+    P("tcp.adv_win_scale", "int", 2, "share of free buffer kept back from the window (1/2^n)", "[R] Linux 2.6", min=0, max=8),
+    P("tcp.timestamps", "bool", True, "TCP timestamp option (12 bytes off the MSS)", "[R] Linux 2.6 default"),
+    P("tcp.skb_overhead_bytes", "size", "256 B", "sk_buff bookkeeping charged per buffer beyond its payload", "[R] struct sk_buff + shared info, approx.", min=0),
+    P("tcp.charge_truesize", "bool", True, "charge socket buffers by truesize", "[N][R] §2.7"),
+    P("tcp.initial_window_segments", "int", 0, "initial congestion window; 0 = RFC 3390 from the MSS", "[R] RFC 3390", min=0),
+    P("tcp.delack_min_ps", "time", "40 ms", "delayed-ACK timeout", "[R] Linux TCP_ATO_MIN", min=1),
+    P("tcp.quickack_segments", "int", 16, "segments acknowledged at once at start and after idle", "[R] Linux TCP_MAX_QUICKACKS", min=0),
+    P("tcp.rto_min_ps", "time", "200 ms", "minimum retransmission timeout", "[R] Linux TCP_RTO_MIN", min=1),
+    P("tcp.rto_initial_ps", "time", "3 s", "retransmission timeout before an RTT sample", "[R] RFC 2988", min=1),
+    P("sched.wakeup_preempts", "bool", True, "a woken communication thread preempts the load thread", "[N] §2.6"),
+    # placement-specific switches (host-path §5.5)
+    P("offload.softirq_kick", "choice", "doorbell", "how the driver tells the NIC processor to run the softirq", "[N] Q31", choices=("doorbell", "ipi")),
+    P("offload.ack_path", "choice", "nic_local", "ACKs built and consumed on the NIC, or through the host driver", "[N] §5.5.5", choices=("nic_local", "via_host_driver")),
+    # placement (resolved into the core's per-node tables by config.py)
+    P("placement.preset", "choice", "base", "placement both nodes start from", "[S] §5.2", choices=("base", "offload", "onload", "hybrid")),
+    P("placement.driver", "choice", "", "override: processor taking the NIC interrupt and running the driver", "[S] Table 5.1", choices=("",) + PROCESSORS),
+    P("placement.protocol", "choice", "", "override: processor running the softirq, IP and TCP", "[S] Table 5.1", choices=("",) + PROCESSORS),
+    P("placement.comm_thread", "choice", "", "override: processor of the benchmark's communication thread (system calls, copies)", "[S] Table 5.1", choices=("",) + PROCESSORS),
+    P("placement.app", "choice", "", "override: processor of the application-load thread", "[S] §5.7", choices=("",) + PROCESSORS),
+    P("placement.irq_path", "choice", "", "override: ioapic (with its latency) or direct", "[S] §4.6, §5.5.4", choices=("", "ioapic", "direct")),
+    P("placement.rx_mode", "choice", "", "override: host_ring (per-packet DMA) or ring_accumulate (NIC memory, one burst per flush)", "[S] §5.5.4", choices=("", "host_ring", "ring_accumulate")),
+    P("placement.sender", "choice", "same", "placement of node0 (the streaming sender); 'same' = as node1", "[N] Q1", choices=("same", "base", "offload", "onload", "hybrid")),
+    # cost profile
+    P("costs.profile", "choice", "ortiz2008", "cost profile file in nicsim/profiles", "[N] calibrated, see docs/calibration.md", choices=("ortiz2008",)),
+    # workloads
+    P("workload.kind", "choice", "netpipe", "benchmark to run", "[S] §7", choices=("netpipe", "hpcbench")),
+    P("workload.netpipe.mode", "choice", "stream", "streaming (bandwidth) or ping-pong (latency)", "[S] §7.2", choices=("stream", "pingpong")),
+    P("workload.netpipe.target_ps", "time", "2 s", "simulated time per point (NetPIPE's RUNTM)", "[S] Table 4.6", min=1),
+    P("workload.netpipe.start_bytes", "size", "1 B", "first block size", "[R] NetPIPE", min=1),
+    P("workload.netpipe.max_bytes", "size", "2 MiB", "largest nominal block", "[S] Table 4.6", min=1),
+    P("workload.netpipe.perturbation_bytes", "size", "3 B", "± perturbation around nominal sizes", "[R] NetPIPE DEFPERT", min=0),
+    P("workload.netpipe.trials", "int", 1, "trials per point (deterministic: more only matter with random inputs)", "[N] §7.2", min=1, max=20),
+    P("workload.netpipe.trial_aggregate", "choice", "min", "how trials combine", "[R] NetPIPE code", choices=("min", "mean")),
+    P("workload.netpipe.stop_ps", "time", "1 s", "stop when a transfer takes longer than this (STOPTM)", "[R] NetPIPE", min=1),
+    P("workload.netpipe.nodelay", "bool", True, "TCP_NODELAY on the benchmark socket", "[R] NetPIPE's TCP module sets it"),
+    P("workload.netpipe.sizes_bytes", "sizes", [], "measure only these sizes instead of NetPIPE's schedule", "[N]"),
+    P("workload.hpcbench.message_bytes", "size", "256 KiB", "message size (2 Mbit, binary reading)", "[I] Q19", min=1),
+    P("workload.hpcbench.duration_ps", "time", "2 s", "measured window", "[S] 2 s per point", min=1),
+    P("workload.hpcbench.warmup_ps", "time", "200 ms", "unmeasured warm-up before the window", "[N]", min=0),
+    P("workload.hpcbench.app_cycles_per_byte", "float", 0.0, "load-thread work per received byte, host cycles (a)", "[N] §7.4", min=0),
+    P("workload.hpcbench.app_refs_per_byte", "float", 0.25, "load-thread memory references per byte (one read pass)", "[N] §7.4", min=0),
+    P("workload.hpcbench.queue_messages", "int", 1, "messages the receiver may queue for the load thread", "[N] §7.4", min=1),
+    P("workload.hpcbench.nodelay", "bool", False, "TCP_NODELAY on the Hpcbench socket", "[N] §6 item 7: unknown, Nagle on"),
+]
+
+BY_KEY: dict[str, Param] = {p.key: p for p in PARAMS}

@@ -1,0 +1,25 @@
+"""The four placements of the thesis as data (host-path §5.2, Table 5.1, Appendix III): which
+processor runs the driver, the protocol softirq, the communication thread and the load thread,
+how the NIC interrupt travels, and how received frames reach the host."""
+from __future__ import annotations
+
+PLACEMENTS: dict[str, dict[str, str]] = {
+    # Everything on cpu0; the NIC interrupt crosses the I/O APIC (§5.4).
+    "base": dict(driver="cpu0", protocol="cpu0", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="host_ring"),
+    # TCP/IP on the NIC processor; driver and copy on cpu0; interrupt direct to cpu0 per
+    # flushed burst (variant A of §5.5.4, Q12); frames accumulate in NIC memory.
+    "offload": dict(driver="cpu0", protocol="nic_cpu", comm_thread="cpu0", app="cpu0", irq_path="direct", rx_mode="ring_accumulate"),
+    # Driver and TCP/IP on cpu1 through the I/O APIC; the copy to the application on cpu0 (§5.6).
+    "onload": dict(driver="cpu1", protocol="cpu1", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="host_ring"),
+    # cpu1 takes interrupts, runs the driver and the copy; TCP/IP on the NIC; cpu0 runs only
+    # the application (§5.7, Q27).
+    "hybrid": dict(driver="cpu1", protocol="nic_cpu", comm_thread="cpu1", app="cpu0", irq_path="ioapic", rx_mode="ring_accumulate"),
+}
+
+# Processors each placement needs, so presets can size the hardware.
+NEEDS = {
+    "base": dict(cpus=1, nic_cpu=False),
+    "offload": dict(cpus=1, nic_cpu=True),
+    "onload": dict(cpus=2, nic_cpu=False),
+    "hybrid": dict(cpus=2, nic_cpu=True),
+}

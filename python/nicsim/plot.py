@@ -1,0 +1,59 @@
+"""Figures of simulated curves. Colours and names for a placement are the same everywhere."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLOURS = {"base": "#1f77b4", "offload": "#d62728", "onload": "#2ca02c", "hybrid": "#9467bd"}
+
+
+def colour(name: str) -> str:
+    return COLOURS.get(name.split("+")[0], "#7f7f7f")
+
+
+def plot_netpipe(results: dict[str, dict], path, latency: dict | None = None) -> None:
+    """Throughput against message size per placement, and the signature graph; with
+    `latency`, a third panel of the ping-pong one-way time."""
+    panels = 3 if latency else 2
+    fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 4.2))
+    for name, out in results.items():
+        pts = out["points"]
+        sizes = [p["size_bytes"] for p in pts]
+        thr = [p["throughput_mbps"] for p in pts]
+        t = [p["time_us"] for p in pts]
+        axes[0].semilogx(sizes, thr, "-", color=colour(name), label=name, lw=1.6)
+        axes[1].semilogx(t, thr, "-", color=colour(name), label=name, lw=1.6)
+    axes[0].set(xlabel="message size (bytes)", ylabel="throughput (Mbps, 10^6 bit/s)", title="NetPIPE streaming throughput")
+    axes[1].set(xlabel="transfer time (µs)", ylabel="throughput (Mbps, 10^6 bit/s)", title="Signature graph")
+    if latency:
+        pts = latency["points"]
+        axes[2].loglog([p["size_bytes"] for p in pts], [p["time_us"] for p in pts], "-", color=colour("base"), label="ping-pong")
+        axes[2].set(xlabel="message size (bytes)", ylabel="one-way time (µs)", title="Ping-pong latency")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(Path(path), dpi=110)
+    plt.close(fig)
+
+
+def plot_gamma(sweep: dict, path) -> None:
+    """δb against γ for each message size, with the original LAWS prediction when present."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    styles = ["-", "--", ":"]
+    for i, (size, rows) in enumerate(sweep["sweeps"].items()):
+        g = [r["gamma"] for r in rows]
+        ax.plot(g, [r["delta_b"] for r in rows], styles[i % 3] + "o", color=colour(sweep["placement"]), ms=3, label=f"{sweep['placement']}, {size} B (simulated)")
+        if rows and "laws_delta_b" in rows[0]:
+            ax.plot(g, [r["laws_delta_b"] for r in rows], styles[i % 3], color="black", lw=1, label=f"LAWS, {size} B")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set(xlabel="application ratio γ = a/o", ylabel="improvement over base δb (fraction)", title=f"{sweep['placement']} against base")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(Path(path), dpi=110)
+    plt.close(fig)

@@ -1,0 +1,120 @@
+"""Units at the edge: parse what a person writes ("400 MHz", "64 KiB", "1 Gbps", "80 ns")
+into integers in base units (Hz, bytes, bit/s, picoseconds), and format them back.
+
+Grammar (docs/units.md): `b` is a bit and `B` a byte. Rates and frequencies take SI prefixes
+(k, M, G, T). Sizes take IEC prefixes (KiB, MiB, GiB) or plain B; `kB`, `KB` and `MB` are
+rejected so nobody has to guess whether they meant 10^3 or 2^10. Times are ps, ns, us (or µs),
+ms or s. A bare number is already in base units.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+SI = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+IEC = {"": 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
+TIME_PS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12}
+
+_NUM = r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*"
+
+
+class UnitError(ValueError):
+    """A value that is not of the expected unit kind; the message says what is allowed."""
+
+
+def _split(text: str) -> tuple[float, str]:
+    m = re.fullmatch(_NUM + r"(\S*)\s*", text)
+    if not m:
+        raise UnitError(f"{text!r} is not a number with a unit")
+    return float(m.group(1)), m.group(2)
+
+
+def _integral(value: float, text: str, what: str) -> int:
+    r = round(value)
+    if not math.isclose(value, r, rel_tol=1e-9, abs_tol=1e-9):
+        raise UnitError(f"{text!r} is not a whole number of {what}")
+    return int(r)
+
+
+def parse_size(v) -> int:
+    """Bytes from '64 KiB', '9000 B', '2 MiB' or an int."""
+    if isinstance(v, bool):
+        raise UnitError(f"{v!r} is not a size")
+    if isinstance(v, int):
+        return v
+    x, unit = _split(str(v))
+    if unit in ("kB", "KB", "MB", "GB", "mB"):
+        raise UnitError(f"{v!r}: sizes take IEC prefixes (KiB, MiB, GiB); write e.g. '64 KiB'")
+    m = re.fullmatch(r"(Ki|Mi|Gi|)B", unit)
+    if not m:
+        raise UnitError(f"{v!r} is not a size; expected e.g. '9000 B', '64 KiB' or '2 MiB'")
+    return _integral(x * IEC[m.group(1)], str(v), "bytes")
+
+
+def parse_rate(v) -> int:
+    """bit/s from '1 Gbps', '2.12 Gb/s', '125 MB/s' or an int."""
+    if isinstance(v, bool):
+        raise UnitError(f"{v!r} is not a rate")
+    if isinstance(v, int):
+        return v
+    x, unit = _split(str(v))
+    m = re.fullmatch(r"([kMGT]?)(bps|b/s|B/s)", unit)
+    if not m:
+        raise UnitError(f"{v!r} is not a bit rate; expected e.g. '1 Gbps', '2.12 Gb/s' or '125 MB/s'")
+    bits = 8 if m.group(2) == "B/s" else 1
+    return _integral(x * SI[m.group(1)] * bits, str(v), "bit/s")
+
+
+def parse_freq(v) -> int:
+    """Hz from '400 MHz', '1.73 GHz' or an int."""
+    if isinstance(v, bool):
+        raise UnitError(f"{v!r} is not a frequency")
+    if isinstance(v, int):
+        return v
+    x, unit = _split(str(v))
+    m = re.fullmatch(r"([kMGT]?)Hz", unit)
+    if not m:
+        raise UnitError(f"{v!r} is not a frequency; expected e.g. '400 MHz' or '1.73 GHz'")
+    return _integral(x * SI[m.group(1)], str(v), "Hz")
+
+
+def parse_time(v) -> int:
+    """Picoseconds from '80 ns', '2 s', '40 ms' or an int."""
+    if isinstance(v, bool):
+        raise UnitError(f"{v!r} is not a time")
+    if isinstance(v, int):
+        return v
+    x, unit = _split(str(v))
+    if unit not in TIME_PS:
+        raise UnitError(f"{v!r} is not a time; expected e.g. '500 ns', '72 us', '40 ms' or '2 s'")
+    return _integral(x * TIME_PS[unit], str(v), "picoseconds")
+
+
+def _fmt(value: int, table: dict[str, int], suffix: str) -> str:
+    for prefix, scale in sorted(table.items(), key=lambda kv: -kv[1]):
+        if value and value % scale == 0:
+            return f"{value // scale} {prefix}{suffix}"
+    return f"{value} {suffix}"
+
+
+def format_size(b: int) -> str:
+    return _fmt(b, IEC, "B")
+
+
+def format_rate(bps: int) -> str:
+    return _fmt(bps, SI, "bps") if bps % 10**6 == 0 or bps < 10**6 else f"{bps / 1e9:g} Gbps"
+
+
+def format_freq(hz: int) -> str:
+    return _fmt(hz, SI, "Hz") if hz % 10**6 == 0 or hz < 10**6 else f"{hz / 1e9:g} GHz"
+
+
+def format_time(ps: int) -> str:
+    for unit in ("s", "ms", "us", "ns"):
+        if ps and ps % TIME_PS[unit] == 0:
+            return f"{ps // TIME_PS[unit]} {unit}"
+    return f"{ps} ps"
+
+
+PARSERS = {"size": parse_size, "rate": parse_rate, "freq": parse_freq, "time": parse_time}
+FORMATTERS = {"size": format_size, "rate": format_rate, "freq": format_freq, "time": format_time}
