@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(g)
     g.add_argument("--gammas", default="0:3.5:0.25", help="γ values: list or start:stop:step")
     g.add_argument("--msg-size", action="append", help="message size (repeatable; default 2 Mbit and 8 Kbit)")
-    g.add_argument("--duration", default="1 s")
+    g.add_argument("--duration", default="2 s", help="measured window per run (default 2 s, the thesis's)")
     g.add_argument("--plot", help="write δb(γ) plot to this file")
     sub.add_parser("presets", help="list the presets")
     pp = sub.add_parser("params", help="list every parameter with unit, default and source")

@@ -102,11 +102,11 @@ def format_size(b: int) -> str:
 
 
 def format_rate(bps: int) -> str:
-    return _fmt(bps, SI, "bps") if bps % 10**6 == 0 or bps < 10**6 else f"{bps / 1e9:g} Gbps"
+    return _fmt(bps, SI, "bps")
 
 
 def format_freq(hz: int) -> str:
-    return _fmt(hz, SI, "Hz") if hz % 10**6 == 0 or hz < 10**6 else f"{hz / 1e9:g} GHz"
+    return _fmt(hz, SI, "Hz")
 
 
 def format_time(ps: int) -> str:

@@ -102,10 +102,6 @@ impl Thread {
         self.consumed += bytes;
     }
 
-    /// Bytes this thread has taken in: read from the socket, or processed as load.
-    pub fn bytes_read_or_done(&self) -> u64 {
-        self.bytes_read + self.consumed
-    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -248,7 +248,9 @@ pub fn run_hpcbench(w: &mut World) -> Result<HpcResult, String> {
     w.start_op(1, COMM, Op::Recv(m));
     let mut comm_waiting = false;
     let mut before: Option<(crate::stats::Snapshot, u64)> = None;
-    let consumed = |w: &World| w.nodes[1].threads[if load { LOAD } else { COMM }].bytes_read_or_done();
+    // Bytes read from the socket: finer-grained than whole messages, and with a bounded load
+    // queue the same long-run rate as the load thread's.
+    let consumed = |w: &World| w.nodes[1].threads[COMM].bytes_read;
     loop {
         if before.is_none() && w.eng.peek_time().is_some_and(|t| t >= warm_end) {
             before = Some((crate::stats::Snapshot::take_at(w, warm_end), consumed(w)));

@@ -1,0 +1,187 @@
+//! Whole-system tests: one integration binary, modules per topic. They start from the
+//! default configuration that `python/nicsim` resolves (fixture kept in sync by
+//! `tests/test_contract.py`) and change what each test is about.
+
+use nicsim::config::{Config, NetpipeMode, RxNotify};
+use nicsim::units::Duration;
+use serde_json::Value;
+
+fn base() -> Config {
+    let text = include_str!("../fixtures/base-short.json");
+    nicsim::parse_config(text).expect("fixture parses")
+}
+
+fn run(cfg: &Config) -> Value {
+    nicsim::run(cfg).unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+fn stream(cfg: &mut Config, sizes: &[u64], target_ms: u64) {
+    cfg.workload.netpipe.mode = NetpipeMode::Stream;
+    cfg.workload.netpipe.sizes_bytes = sizes.to_vec();
+    cfg.workload.netpipe.target_ps = Duration(target_ms * 1_000_000_000);
+}
+
+fn last_point(v: &Value) -> &Value {
+    v["points"].as_array().unwrap().last().unwrap()
+}
+
+fn node(v: &Value, n: &str, key: &str) -> f64 {
+    last_point(v)["nodes"][n][key].as_f64().unwrap()
+}
+
+fn cons_holds(v: &Value) {
+    for dir in ["node0_to_node1", "node1_to_node0"] {
+        let c = &v["conservation"][dir];
+        let f = |k: &str| c[k].as_u64().unwrap();
+        assert_eq!(f("sent_bytes"), f("delivered_bytes") + f("in_flight_bytes") + f("dropped_bytes"), "{dir}: {c}");
+    }
+}
+
+mod determinism {
+    use super::*;
+
+    #[test]
+    fn same_config_gives_identical_results() {
+        let mut c = base();
+        stream(&mut c, &[1000, 100_000], 5);
+        assert_eq!(run(&c).to_string(), run(&c).to_string());
+    }
+}
+
+mod conservation {
+    use super::*;
+
+    #[test]
+    fn every_byte_is_delivered_in_flight_or_dropped() {
+        let mut c = base();
+        stream(&mut c, &[65536, 1 << 20], 10);
+        let v = run(&c);
+        cons_holds(&v);
+        let sent = v["conservation"]["node0_to_node1"]["sent_bytes"].as_u64().unwrap();
+        assert!(sent > 1 << 20, "the run moved data");
+    }
+
+    #[test]
+    fn throughput_never_exceeds_the_link_and_cpus_never_exceed_100_percent() {
+        let mut c = base();
+        c.nb.ideal = true;
+        c.io.ideal = true;
+        c.cpu.clock_hz = nicsim::units::Freq(4_000_000_000);
+        stream(&mut c, &[1 << 20], 20);
+        let v = run(&c);
+        let p = last_point(&v);
+        let mbps = p["throughput_mbps"].as_f64().unwrap();
+        assert!(mbps <= 1000.0 * 8948.0 / 9038.0 + 1e-6, "{mbps}");
+        assert!(mbps > 800.0, "a 4 GHz host with ideal buses nears the link rate: {mbps}");
+        for (_, pr) in p["processors"].as_object().unwrap() {
+            assert!(pr["utilisation"].as_f64().unwrap() <= 1.0 + 1e-9);
+        }
+    }
+}
+
+mod ring_overflow {
+    use super::*;
+
+    #[test]
+    fn a_full_ring_drops_counts_and_tcp_recovers_by_timeout() {
+        let mut c = base();
+        c.nic.rx_ring_entries = 2;
+        c.nic.mtu_bytes = 1500;
+        stream(&mut c, &[256 * 1024], 2000);
+        c.workload.netpipe.trials = 1;
+        let v = run(&c);
+        cons_holds(&v);
+        assert!(node(&v, "node1", "rx_dropped_ring_frames") > 0.0, "frames were dropped");
+        assert!(node(&v, "node0", "retransmitted_bytes") > 0.0, "the sender retransmitted");
+        assert!(node(&v, "node0", "rto_expiries") > 0.0, "recovery went through the RTO");
+        let dropped = v["conservation"]["node0_to_node1"]["dropped_bytes"].as_u64().unwrap();
+        assert!(dropped > 0);
+    }
+}
+
+mod interrupts {
+    use super::*;
+
+    fn rx_irqs(c: &Config) -> f64 {
+        let v = run(c);
+        last_point(&v)["processors"]["node1.cpu0"]["nic_irq_per_s"].as_f64().unwrap()
+    }
+
+    #[test]
+    fn napi_takes_fewer_interrupts_than_one_per_event_when_frames_queue_up() {
+        // A slow protocol path lets frames queue in the ring during a poll; NAPI then drains
+        // several per interrupt, while one-interrupt-per-event takes them all.
+        let mut c = base();
+        c.nic.mtu_bytes = 1500;
+        c.costs.scale.tcpip = 10.0;
+        stream(&mut c, &[1 << 20], 20);
+        let napi = rx_irqs(&c);
+        c.nic.rx_notify = RxNotify::Interrupt;
+        let per_event = rx_irqs(&c);
+        assert!(napi < 0.8 * per_event, "napi {napi} vs interrupt {per_event}");
+    }
+
+    #[test]
+    fn frame_coalescing_reduces_interrupts() {
+        let mut c = base();
+        c.nic.mtu_bytes = 1500;
+        c.nic.rx_notify = RxNotify::Interrupt;
+        stream(&mut c, &[1 << 20], 20);
+        let one = rx_irqs(&c);
+        c.nic.rx_coalesce_frames = 8;
+        c.nic.rx_coalesce_ps = Duration(1_000_000_000);
+        let eight = rx_irqs(&c);
+        assert!(eight < 0.5 * one, "8-frame coalescing {eight} vs 1 {one}");
+    }
+}
+
+mod contention {
+    use super::*;
+
+    #[test]
+    fn dma_and_copies_collide_on_the_north_bridge_unless_it_is_ideal() {
+        let mut c = base();
+        stream(&mut c, &[1 << 20], 10);
+        let v = run(&c);
+        assert!(node(&v, "node1", "north_bridge_collisions") > 0.0);
+        assert!(node(&v, "node1", "north_bridge_penalty_us") > 0.0);
+        c.nb.ideal = true;
+        let ideal = run(&c);
+        assert_eq!(node(&ideal, "node1", "north_bridge_collisions"), 0.0);
+    }
+
+    #[test]
+    fn a_slower_memory_lowers_peak_throughput() {
+        let mut c = base();
+        stream(&mut c, &[1 << 20], 10);
+        let fast = last_point(&run(&c))["throughput_mbps"].as_f64().unwrap();
+        c.mem.miss_cycles = 191.0;
+        let slow = last_point(&run(&c))["throughput_mbps"].as_f64().unwrap();
+        assert!(slow < 0.85 * fast, "{slow} vs {fast}");
+    }
+}
+
+mod errors {
+    #[test]
+    fn unknown_and_missing_fields_are_rejected_by_the_core() {
+        let text = include_str!("../fixtures/base-short.json");
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["nic"]["nosuch"] = 1.into();
+        let e = nicsim::parse_config(&v.to_string()).unwrap_err().to_string();
+        assert!(e.contains("nosuch"), "{e}");
+        let mut w: serde_json::Value = serde_json::from_str(text).unwrap();
+        w["nic"].as_object_mut().unwrap().remove("mtu_bytes");
+        let e = nicsim::parse_config(&w.to_string()).unwrap_err().to_string();
+        assert!(e.contains("mtu_bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_placement_naming_a_missing_processor_is_a_config_error() {
+        let mut c = super::base();
+        c.placements[1].protocol = nicsim::config::ProcName::NicCpu;
+        match nicsim::run(&c) {
+            Err(nicsim::Error::Config(m)) => assert!(m.contains("nic_cpu"), "{m}"),
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,81 @@
+"""Each placement preset: its stage-to-processor table, where interrupts go, that the
+application's CPU does less protocol work than in base, conservation and determinism."""
+import json
+
+import pytest
+
+from nicsim import api, resolve
+
+SHORT = {"workload.netpipe.target_ps": "20 ms"}
+PRESETS = ["ortiz2008-base", "ortiz2008-offload", "ortiz2008-onload", "ortiz2008-hybrid"]
+
+EXPECTED = {
+    "ortiz2008-base": dict(driver="cpu0", protocol="cpu0", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="host_ring"),
+    "ortiz2008-offload": dict(driver="cpu0", protocol="nic_cpu", comm_thread="cpu0", app="cpu0", irq_path="direct", rx_mode="ring_accumulate"),
+    "ortiz2008-onload": dict(driver="cpu1", protocol="cpu1", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="host_ring"),
+    "ortiz2008-hybrid": dict(driver="cpu1", protocol="nic_cpu", comm_thread="cpu1", app="cpu0", irq_path="ioapic", rx_mode="ring_accumulate"),
+}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_stage_to_processor_table(preset):
+    for node in resolve(preset).core["placements"]:
+        for k, v in EXPECTED[preset].items():
+            assert node[k] == v, (preset, k)
+        assert node["irq_target"] == node["driver"]
+
+
+@pytest.fixture(scope="module")
+def streams():
+    sets = {**SHORT, "workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "1 MiB"}
+    return {p: api.run(p, sets) for p in PRESETS}
+
+
+def procs(out):
+    return out["points"][-1]["processors"]
+
+
+def test_interrupts_go_where_the_placement_routes_them(streams):
+    b, off, on, hy = (procs(streams[p]) for p in PRESETS)
+    assert b["node1.cpu0"]["nic_irq_per_s"] > 0
+    # Offload (variant A): one interrupt per flushed burst to cpu0, doorbell kicks to the NIC CPU.
+    assert off["node1.cpu0"]["nic_irq_per_s"] > 0
+    assert off["node1.nic_cpu"]["nic_irq_per_s"] == 0 and off["node1.nic_cpu"]["ipi_per_s"] > 0
+    assert off["node1.cpu0"]["nic_irq_per_s"] < b["node1.cpu0"]["nic_irq_per_s"]
+    # Onload: the NIC's interrupts go to cpu1; cpu0 hears only wake-up IPIs.
+    assert on["node1.cpu0"]["nic_irq_per_s"] == 0 and on["node1.cpu1"]["nic_irq_per_s"] > 0
+    assert on["node1.cpu0"]["ipi_per_s"] > 0
+    # Hybrid: cpu0 runs only the application and is never interrupted.
+    assert hy["node1.cpu0"]["irq_per_s"] == 0 and hy["node1.cpu0"]["utilisation"] == 0
+    assert hy["node1.cpu1"]["nic_irq_per_s"] > 0
+
+
+def test_application_cpu_does_less_protocol_work_when_externalized(streams):
+    def protocol_share(out):
+        busy = procs(out)["node1.cpu0"]["busy"]
+        return busy["tcpip"] + busy["driver"]
+
+    base = protocol_share(streams["ortiz2008-base"])
+    for p in PRESETS[1:]:
+        assert protocol_share(streams[p]) < 0.5 * base, p
+
+
+def test_protocol_work_runs_on_the_processor_the_placement_names(streams):
+    assert procs(streams["ortiz2008-offload"])["node1.nic_cpu"]["busy"]["tcpip"] > 0
+    assert procs(streams["ortiz2008-onload"])["node1.cpu1"]["busy"]["tcpip"] > 0
+    hy = procs(streams["ortiz2008-hybrid"])
+    assert hy["node1.nic_cpu"]["busy"]["tcpip"] > 0 and hy["node1.cpu1"]["busy"]["copy"] > 0
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_conservation_and_determinism(preset):
+    sets = {**SHORT, "workload.netpipe.mode": "pingpong", "workload.netpipe.sizes_bytes": "1 B,8 KiB,100 KiB"}
+    a, b = api.run(preset, sets), api.run(preset, sets)
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    for c in a["conservation"].values():
+        assert c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"]
+
+
+def test_sender_placement_can_differ_from_the_receiver():
+    r = resolve("ortiz2008-offload", {"placement.sender": "base"})
+    assert r.core["placements"][0]["protocol"] == "cpu0" and r.core["placements"][1]["protocol"] == "nic_cpu"
