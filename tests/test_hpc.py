@@ -52,3 +52,22 @@ def test_gamma_sweep_rows():
 def test_gamma_and_a_are_exclusive():
     with pytest.raises(ConfigError, match="exclusive"):
         run_hpcbench("ortiz2008-base", SHORT, gamma=1.0, a=5.0)
+
+
+def test_study_laws_reports_table_fit_and_violations(tmp_path):
+    from nicsim.study import main_study
+
+    plot = tmp_path / "s.png"
+    import contextlib
+    import io
+    import json
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = main_study(["ortiz2008-offload", "--gammas", "0:3:0.5", "--duration", "0.3 s", "--msg-size", "8 Kbit", "--json", "--plot", str(plot), "--set", "workload.hpcbench.warmup_ps=50 ms"])
+    assert rc == 0 and plot.stat().st_size > 10_000
+    out = json.loads(buf.getvalue())
+    assert len(out["rows"]) == 7 and "violations" in out
+    assert set(out["modified_laws_fit"]["params"]) >= {"delta_a", "delta_o", "tau"}
+    # Every listed violation really is above its bound.
+    assert all(v["simulated_mbps"] > v["laws_bound_mbps"] for v in out["violations"])

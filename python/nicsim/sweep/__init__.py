@@ -89,7 +89,7 @@ def run_sweep(config: Any, grid: Mapping[str, Any], store: str | Path, *, zip: b
             from tqdm.auto import tqdm
 
             bar = tqdm(total=len(todo), unit="pt", desc="sweep", file=sys.stderr, dynamic_ncols=True,
-                       postfix={"ok": 0, "failed": 0})
+                       postfix="ok=0 failed=0")
 
         def on_done(p: Point, rec: dict, attempts: int) -> None:
             st.put(p, rec, run_id, attempts)
@@ -101,7 +101,7 @@ def run_sweep(config: Any, grid: Mapping[str, Any], store: str | Path, *, zip: b
                 if bar is not None:
                     bar.write(f"point {p.index} ({', '.join(f'{k}={v}' for k, v in p.params.items())}) failed: {rec['error']}", file=sys.stderr)
             if bar is not None:
-                bar.set_postfix({"ok": out.ok, "failed": out.failed}, refresh=False)
+                bar.set_postfix_str(f"ok={out.ok} failed={out.failed}", refresh=False)
                 bar.update(1)
 
         t0 = time.perf_counter()
