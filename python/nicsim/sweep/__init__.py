@@ -132,8 +132,8 @@ def sweep(config: Any, grid: Mapping[str, Any], *, store: str | Path | None = No
           benchmark: str | None = None, sets: Mapping[str, Any] | None = None, workers: int | None = None,
           dask: Any = None, progress: bool = True, retries: int = 2) -> pd.DataFrame:
     """Runs a sweep (see `run_sweep`) and returns a DataFrame, one row per point in grid order:
-    `key`, `placement`, `status`, `error`, every swept key as a column (base units; `placement`
-    as given), then the benchmark's scalar outputs (NetPIPE: `latency_us`,
+    `key`, `placement` (node1's resolved placement name), `status`, `error`, every swept key
+    as a column (base units; a swept `placement` as given, in `placement_grid`), then the benchmark's scalar outputs (NetPIPE: `latency_us`,
     `peak_throughput_mbps`, `saturation_bytes`, ...). Without `store`, results go to a
     temporary store removed at exit. `dask` is 'local', an address or a `distributed.Client`.
     `df.attrs['store']` names the store, which `explode_points` reads."""

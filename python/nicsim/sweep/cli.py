@@ -67,6 +67,13 @@ def main_sweep(argv: list[str]) -> int:
     except OSError as e:  # unwritable store or output directory, unreachable scheduler
         print(f"nicsim {cmd}: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # a bug: still one line, with where it happened
+        import traceback
+
+        tb = traceback.extract_tb(e.__traceback__)
+        where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
+        print(f"nicsim {cmd}: internal error {type(e).__name__}: {e}{where} (please report it)", file=sys.stderr)
+        return 1
 
 
 def _sweep(args) -> int:

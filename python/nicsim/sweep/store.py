@@ -146,6 +146,8 @@ class Store:
         recs, swept, outs = [], {}, {}
         for (key, status, bench, placement, vals, summary, error, attempts, idx, run_id, wall, fin, ver) in rows:
             v, s = json.loads(vals), json.loads(summary)
+            if "placement" in v:  # the grid value as given; `placement` is the resolved name
+                v = {("placement_grid" if k == "placement" else k): x for k, x in v.items()}
             swept.update(dict.fromkeys(v))
             outs.update(dict.fromkeys(s))
             recs.append({"key": key, "placement": placement, "benchmark": bench, "status": status, "error": error,
