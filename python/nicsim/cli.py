@@ -158,22 +158,48 @@ def print_netpipe(out: dict) -> None:
 
 
 def print_latency_breakdown(out: dict) -> None:
-    """Where the first ping-pong point's one-way time goes: CPU time per category summed over
-    both nodes per one-way message, and the rest (DMA, buses, interrupt delivery, wire)."""
+    """Where the first ping-pong point's one-way time goes (calibration.md T1): CPU time per
+    category on each node per one-way transfer, the fixed hardware latencies of the path, and
+    the rest (bus waits and collisions, minus CPU work that overlaps the transfer)."""
     p = out["points"][0]
+    c = out["config"]
     msgs = 2 * p["repetitions"]
     window_s = p["time_us"] * 1e-6 * msgs
-    print(f"\nlatency breakdown of the {p['size_bytes']}-byte message (per one-way transfer):")
-    total = 0.0
+    print(f"\nlatency breakdown of the {p['size_bytes']}-byte message (µs per one-way transfer):")
+    cpu_total = 0.0
     for k, pr in p["processors"].items():
-        parts = {c: pr["busy"][c] * window_s / msgs * 1e6 for c in CATS}
+        parts = {cat: pr["busy"][cat] * window_s / msgs * 1e6 for cat in CATS}
         cpu = sum(parts.values())
-        if cpu <= 0:
-            continue
-        total += cpu
-        print(f"  {k:<14} " + "  ".join(f"{c} {v:6.2f}" for c, v in parts.items()) + f"   = {cpu:6.2f} us")
-    print(f"  {'hardware':<14} DMA, I/O bus, interrupt delivery, wire and waits = {p['time_us'] - total:6.2f} us")
-    print(f"  {'total':<14} {p['time_us']:.2f} us")
+        if cpu > 0:
+            cpu_total += cpu
+            print(f"  {k:<14} " + "  ".join(f"{cat} {v:6.2f}" for cat, v in parts.items()) + f"   = {cpu:6.2f}")
+    hw = _hardware_latencies_us(c, p["size_bytes"])
+    for k, v in hw.items():
+        print(f"  {k:<40} {v:6.2f}")
+    rest = p["time_us"] - cpu_total - sum(hw.values())
+    print(f"  {'bus waits, minus overlapped CPU work':<40} {rest:6.2f}")
+    print(f"  {'one-way time':<40} {p['time_us']:6.2f}")
+
+
+def _hardware_latencies_us(c: dict, payload: int) -> dict[str, float]:
+    ip = payload + 52 if c["tcp"]["timestamps"] else payload + 40
+    wire = (max(ip, 46) + 38) * 8 / c["link"]["rate_bps"] * 1e6
+    io = c["io"]
+
+    def dma(nbytes: int) -> float:
+        if io["ideal"]:
+            return 0.0
+        chunks = -(-nbytes // io["dma_chunk_bytes"])
+        return (chunks * io["transaction_overhead_ps"] * 1e-6) + nbytes * 8 / io["rate_bps"] * 1e6
+
+    irq = c["apic"]["ioapic_latency_ps"] * 1e-6 if c["placements"][1]["irq_path"] == "ioapic" else 0.0
+    return {
+        "sender DMA read (descriptor + frame)": dma(ip + 14 + c["nic"]["descriptor_bytes"]),
+        "wire (serialisation)": wire,
+        "link propagation": c["link"]["latency_ps"] * 1e-6,
+        "receiver DMA write (frame + descriptor + status)": dma(ip + 14 + c["nic"]["descriptor_bytes"] + c["nic"]["status_block_bytes"]),
+        "interrupt delivery": irq,
+    }
 
 
 def print_hpcbench(out: dict) -> None:
