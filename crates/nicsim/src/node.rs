@@ -683,6 +683,12 @@ impl Node {
 
     /// Gives thread `tid` an operation and makes it runnable.
     pub fn start_op(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize, op: Op) {
+        self.assign(tid, op);
+        let p = self.threads[tid].proc;
+        self.kick(eng, wire, p);
+    }
+
+    fn assign(&mut self, tid: usize, op: Op) {
         let t = &mut self.threads[tid];
         debug_assert!(t.op.is_none(), "thread already busy");
         t.op = Some(op);
@@ -692,8 +698,24 @@ impl Node {
         };
         t.in_call = false;
         t.runnable = true;
-        let p = t.proc;
-        self.kick(eng, wire, p);
+    }
+
+    /// Hands thread `tid` an operation from a thread on processor `from` (the Hpcbench queue
+    /// between the receiving and the load thread). Across processors the sleeper is woken with
+    /// a reschedule IPI and pays the context switch; on one processor it is a plain wake-up.
+    pub fn hand_off(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, from: usize, tid: usize, op: Op) {
+        self.assign(tid, op);
+        self.threads[tid].woken = true;
+        let to = self.threads[tid].proc;
+        if to != from {
+            self.notify(eng, to, Notice::Reschedule);
+        } else {
+            self.kick(eng, wire, to);
+        }
+    }
+
+    pub fn thread_proc(&self, tid: usize) -> usize {
+        self.threads[tid].proc
     }
 
     pub fn thread_idle(&self, tid: usize) -> bool {

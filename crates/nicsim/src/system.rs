@@ -94,6 +94,13 @@ impl World {
         n.start_op(e, &mut w, tid, op);
     }
 
+    /// One thread of `node` hands another an operation (see `Node::hand_off`).
+    pub fn hand_off(&mut self, node: usize, from_tid: usize, tid: usize, op: Op) {
+        let (n, e, mut w) = self.split(node);
+        let from = n.thread_proc(from_tid);
+        n.hand_off(e, &mut w, from, tid, op);
+    }
+
     /// Threads whose operations finished since the last call, as (node, thread).
     pub fn take_done(&mut self) -> Option<(usize, usize)> {
         for (i, n) in self.nodes.iter_mut().enumerate() {
@@ -278,7 +285,7 @@ pub fn run_hpcbench(w: &mut World) -> Result<HpcResult, String> {
                     if comm_waiting {
                         comm_waiting = false;
                         w.nodes[1].load_queue.push_back(m);
-                        w.start_op(1, COMM, Op::Recv(m));
+                        w.hand_off(1, LOAD, COMM, Op::Recv(m));
                     }
                     start_load(w, &h);
                 }
@@ -299,6 +306,6 @@ fn start_load(w: &mut World, h: &crate::config::Hpcbench) {
     }
     if let Some(bytes) = w.nodes[1].load_queue.pop_front() {
         let (cycles, refs) = hpcbench::message_work(bytes, h.app_cycles_per_byte, h.app_refs_per_byte);
-        w.start_op(1, LOAD, Op::Compute { cycles, refs });
+        w.hand_off(1, COMM, LOAD, Op::Compute { cycles, refs });
     }
 }
