@@ -1,0 +1,48 @@
+"""NIC features and knobs, each exercised through the whole model: jumbo frames, checksum
+offload, the NIC processor's speed and memory delay, ideal against realistic buses."""
+import pytest
+
+from nicsim import api
+
+STREAM = {"workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "1 MiB", "workload.netpipe.target_ps": "50 ms"}
+PING = {"workload.netpipe.mode": "pingpong", "workload.netpipe.sizes_bytes": "1 B", "workload.netpipe.target_ps": "20 ms"}
+
+
+def point(preset, sets):
+    return api.run(preset, sets)["points"][-1]
+
+
+def test_jumbo_frames_cut_per_packet_work_and_interrupts():
+    jumbo = point("ortiz2008-base", STREAM)
+    std = point("ortiz2008-base", {**STREAM, "nic.mtu_bytes": "1500 B"})
+    assert jumbo["throughput_mbps"] > std["throughput_mbps"]
+    j, s = jumbo["processors"]["node1.cpu0"], std["processors"]["node1.cpu0"]
+    assert j["busy"]["tcpip"] < s["busy"]["tcpip"]
+    assert j["nic_irq_per_s"] < s["nic_irq_per_s"]
+
+
+def test_software_checksum_adds_per_byte_tcpip_work():
+    on = point("ortiz2008-base", STREAM)["processors"]["node1.cpu0"]["busy"]["tcpip"]
+    off = point("ortiz2008-base", {**STREAM, "nic.csum_offload": "false"})["processors"]["node1.cpu0"]["busy"]["tcpip"]
+    assert off > 2 * on
+
+
+@pytest.mark.parametrize("knob,slow,fast", [("nic_cpu.speed_fraction", "0.25", "1"), ("nic_cpu.mem_latency_cycles", "10", "1")])
+def test_a_slower_nic_processor_lengthens_offloaded_latency(knob, slow, fast):
+    t_slow = point("ortiz2008-offload", {**PING, knob: slow})["latency_us"]
+    t_fast = point("ortiz2008-offload", {**PING, knob: fast})["latency_us"]
+    assert t_slow > t_fast
+
+
+def test_ideal_buses_remove_collisions_and_raise_throughput():
+    real = point("ortiz2008-base", STREAM)
+    ideal = point("ortiz2008-ideal-bus", STREAM)
+    assert ideal["nodes"]["node1"]["north_bridge_collisions"] == 0 < real["nodes"]["node1"]["north_bridge_collisions"]
+    assert ideal["throughput_mbps"] > real["throughput_mbps"]
+
+
+def test_interrupt_coalescing_switch_from_configuration():
+    napi_off = {**STREAM, "nic.rx_notify": "interrupt", "nic.mtu_bytes": "1500 B"}
+    one = point("ortiz2008-base", napi_off)["processors"]["node1.cpu0"]["nic_irq_per_s"]
+    coalesced = point("ortiz2008-base", {**napi_off, "nic.rx_coalesce_frames": "8", "nic.rx_coalesce_ps": "1 ms"})["processors"]["node1.cpu0"]["nic_irq_per_s"]
+    assert coalesced < 0.5 * one
