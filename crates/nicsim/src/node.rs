@@ -216,8 +216,7 @@ impl Node {
         let host_ref = if cfg.nb.ideal { 0.0 } else { t_mean };
         let procs = names
             .iter()
-            .enumerate()
-            .map(|(_, &n)| {
+            .map(|&n| {
                 if n == "nic_cpu" {
                     let mem = MemPath { ref_cycles: cfg.nic_cpu.mem_latency_cycles, contended: false, local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles) };
                     Processor::new(n, cfg.cpu.clock_hz, cfg.cpu.cpi / cfg.nic_cpu.speed_fraction, mem, cfg.mem.batch_refs)
@@ -842,7 +841,7 @@ impl Node {
         self.stats.payload_tx_bytes += seg.len as u64;
         if self.ack_on_nic && seg.is_pure_ack() {
             // Built in NIC memory and handed to the MAC: no descriptor, no DMA.
-            self.to_wire(eng, wire, f);
+            self.send_frame(eng, wire, f);
             return;
         }
         self.nic.tx_used += 1;
@@ -851,7 +850,7 @@ impl Node {
         self.dma_next(eng, 1);
     }
 
-    fn to_wire(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
+    fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
         let arrive = wire.lane.transmit(eng.now(), f.ip_bytes);
         wire.frames.push_back((arrive, f));
         eng.at(arrive, Ev::Arrive { node: 1 - self.id });
@@ -883,7 +882,7 @@ impl Node {
             let (frames, _) = self.dma[ch].queue.pop_front().expect("dma without request");
             if ch == 1 {
                 for f in frames {
-                    self.to_wire(eng, wire, f);
+                    self.send_frame(eng, wire, f);
                     let d = self.nic.tx_sent(eng.now());
                     self.irq_decision(eng, d);
                 }

@@ -56,7 +56,7 @@ mod tests {
     #[test]
     fn schedule_reaches_two_mebibytes() {
         let s = schedule(1, 2 * 1024 * 1024, 3);
-        let last = s.iter().filter(|p| p.size_bytes <= 2 * 1024 * 1024).next_back().unwrap();
+        let last = s.iter().rfind(|p| p.size_bytes <= 2 * 1024 * 1024).unwrap();
         assert_eq!(last.size_bytes, 2 * 1024 * 1024);
     }
 
