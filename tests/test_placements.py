@@ -79,3 +79,14 @@ def test_conservation_and_determinism(preset):
 def test_sender_placement_can_differ_from_the_receiver():
     r = resolve("ortiz2008-offload", {"placement.sender": "base"})
     assert r.core["placements"][0]["protocol"] == "cpu0" and r.core["placements"][1]["protocol"] == "nic_cpu"
+
+
+def test_offload_interrupt_target_variant_b_sends_nic_interrupts_to_the_nic_processor():
+    """host-path §5.5.4: `placement.driver = nic_cpu` is the spec's offload.irq_target = nic_cpu."""
+    sets = {**SHORT, "workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "1 MiB", "placement.driver": "nic_cpu"}
+    out = api.run("ortiz2008-offload", sets)
+    assert out["config"]["placements"][1]["irq_target"] == "nic_cpu"
+    p = procs(out)
+    assert p["node1.cpu0"]["nic_irq_per_s"] == 0 and p["node1.nic_cpu"]["nic_irq_per_s"] > 0
+    # cpu0 learns of data only through wake-ups.
+    assert p["node1.cpu0"]["ipi_per_s"] > 0
