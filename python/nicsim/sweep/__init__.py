@@ -82,6 +82,9 @@ def run_sweep(config: Any, grid: Mapping[str, Any], store: str | Path, *, zip: b
         spec = {"config": config if isinstance(config, (str, dict)) or config is None else str(config),
                 "grid": {k: [str(x) for x in v] for k, v in values.items()}, "zip": zip,
                 "benchmark": points[0].benchmark if points else benchmark, "sets": dict(sets or {}), **(spec_extra or {})}
+        client = cluster = None
+        if todo and dask is not None:  # connect before the run is recorded and the bar starts
+            client, cluster = dask_client(dask, workers)
         run_id = st.begin_run(executor, spec, len(points), len(points) - len(todo))
         out = SweepOutcome(points, len(points) - len(todo), run_id, Path(store))
         bar = None
@@ -107,18 +110,15 @@ def run_sweep(config: Any, grid: Mapping[str, Any], store: str | Path, *, zip: b
         t0 = time.perf_counter()
         try:
             if todo:
-                if dask is not None:
-                    client, cluster = dask_client(dask, workers)
-                    try:
-                        run_dask(todo, client, on_done)
-                    finally:
-                        if client is not dask:
-                            client.close()
-                        if cluster is not None:
-                            cluster.close()
+                if client is not None:
+                    run_dask(todo, client, on_done)
                 else:
                     run_local(todo, min(workers, len(todo)), on_done, retries=retries)
         finally:
+            if client is not None and client is not dask:
+                client.close()
+            if cluster is not None:
+                cluster.close()
             if bar is not None:
                 bar.close()
             out.wall_s = time.perf_counter() - t0

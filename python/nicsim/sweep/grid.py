@@ -157,6 +157,8 @@ def parse_values(key: str, text: str, benchmark: str = "netpipe") -> list:
         if n > 1_000_000:
             raise ConfigError(f"{text!r}: {n} values is too many for one key")
         return _finish([a + i * s for i in range(n)], kind)
+    if kind not in ("placement", "choice", "bool", "sizes") and ":" in text:
+        raise ConfigError(f"{text!r}: a range is START:STOP:STEP (e.g. 0:3.5:0.25) or log:START:STOP:N")
     sep = ";" if ";" in text else ","
     vals = [v.strip() for v in text.split(sep)]
     if any(not v for v in vals):

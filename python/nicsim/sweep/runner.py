@@ -123,7 +123,12 @@ def dask_client(address: Any, workers: int):
     if address == "local":
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
         return Client(cluster), cluster
-    return Client(address, timeout="30s"), None
+    try:
+        return Client(address), None  # waits distributed.comm.timeouts.connect (30 s by default)
+    except (OSError, ValueError) as e:
+        from ..errors import ConfigError
+
+        raise ConfigError(f"--dask {address}: cannot connect to the scheduler: {e}") from None
 
 
 def run_dask(points: list, client, on_done: OnDone) -> None:
