@@ -13,6 +13,23 @@ from .errors import ConfigError, SimulationError
 VERSION = _core.__version__
 
 
+def _finite(x):
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, np.generic):
+        return _finite(x.item())
+    return x
+
+
+def dumps(obj) -> str:
+    """Strict JSON (no NaN or Infinity tokens: an undefined number is null), sorted keys."""
+    return json.dumps(_finite(obj), sort_keys=True, allow_nan=False)
+
+
 def as_resolved(cfg: Resolved | str | dict | None, sets=None) -> Resolved:
     return cfg if isinstance(cfg, Resolved) and not sets else resolve(cfg if not isinstance(cfg, Resolved) else cfg.name, sets)
 
@@ -51,7 +68,8 @@ def netpipe_summary(points: list[dict], mode: str) -> dict[str, Any]:
     times = np.array([p["time_us"] for p in points]) * 1e-6
     thr = [p["throughput_mbps"] for p in points]
     i_peak = int(np.argmax(thr))
-    knee, r_inf = knee_bytes(sizes, times, times[0]) if len(points) >= 3 else (float("nan"), float("nan"))
+    # Too few points for the asymptote: reported as null (JSON has no NaN).
+    knee, r_inf = knee_bytes(sizes, times, times[0]) if len(points) >= 3 else (None, None)
     peak = points[i_peak]
     return {
         "mode": mode,
@@ -60,7 +78,7 @@ def netpipe_summary(points: list[dict], mode: str) -> dict[str, Any]:
         "peak_throughput_mbps": thr[i_peak],
         "peak_throughput_netpipe_mbps": peak["throughput_netpipe_mbps"],
         "peak_size_bytes": peak["size_bytes"],
-        "asymptotic_throughput_mbps": r_inf * 8 / 1e6,
+        "asymptotic_throughput_mbps": r_inf * 8 / 1e6 if r_inf is not None else None,
         "saturation_bytes": knee,
         "saturation_estimator": "t0 x R_inf (Hockney n_1/2), R_inf fitted to the top quarter of sizes",
         "peak_processors": {k: round(v["utilisation"], 6) for k, v in peak["processors"].items()},

@@ -92,6 +92,12 @@ def _dispatch(argv: list[str]) -> int:
     return COMMANDS[args.cmd](args)
 
 
+def _dumps(obj) -> str:
+    from .api import dumps
+
+    return dumps(obj)
+
+
 def _sets(args) -> list[str]:
     return list(args.set)
 
@@ -110,7 +116,7 @@ def cmd_netpipe(args) -> int:
     out = api.run(args.config, sets)
     wall = time.perf_counter() - t
     if args.json:
-        print(json.dumps(out, sort_keys=True))
+        print(_dumps(out))
     else:
         print_netpipe(out)
         print(f"\n{out['simulator']['simulated_s']:.1f} s simulated in {wall:.1f} s wall ({out['simulator']['events']:,} events)")
@@ -127,7 +133,7 @@ def cmd_run(args) -> int:
 
     out = api.run(args.config, _sets(args))
     if args.json:
-        print(json.dumps(out, sort_keys=True))
+        print(_dumps(out))
     elif "points" in out:
         print_netpipe(out)
     else:
@@ -152,7 +158,8 @@ def print_netpipe(out: dict) -> None:
     s = out["summary"]
     print(f"\nlatency (first point, one-way): {s['latency_us']:.2f} us")
     print(f"peak throughput: {s['peak_throughput_mbps']:.1f} Mbps SI ({s['peak_throughput_netpipe_mbps']:.1f} NetPIPE Mbps) at {s['peak_size_bytes']} B")
-    print(f"saturation point: {s['saturation_bytes']:.0f} B ({s['saturation_estimator']})")
+    if s["saturation_bytes"] is not None:
+        print(f"saturation point: {s['saturation_bytes']:.0f} B ({s['saturation_estimator']})")
     if s["mode"] == "pingpong":
         print_latency_breakdown(out)
 
@@ -254,7 +261,7 @@ def cmd_bench(args) -> int:
         "simulated_s": args.duration,
     }
     if args.json:
-        print(json.dumps(res))
+        print(_dumps(res))
     else:
         print(f"{events:,} events in {wall:.3f} s: {events / wall / 1e6:.1f} M events/s")
         print(f"{packets:,} packets, mean sojourn {soj:.3f} us (M/D/1 predicts {pred:.3f} us, {100 * (soj / pred - 1):+.2f}%)")
@@ -278,7 +285,7 @@ def cmd_demo(args) -> int:
         print_netpipe(res)
         print()
         results[mode] = res
-        (out_dir / f"base-{mode}.json").write_text(json.dumps(res, sort_keys=True))
+        (out_dir / f"base-{mode}.json").write_text(_dumps(res))
     plot_netpipe({"base": results["stream"]}, out_dir / "base-netpipe.png", latency=results["pingpong"])
     print(f"plot: {out_dir / 'base-netpipe.png'}; JSON: {out_dir}/base-*.json")
     return 0
@@ -288,7 +295,7 @@ def cmd_hpcbench(args) -> int:
     from .hpc import run_hpcbench
 
     out = run_hpcbench(args.config, _sets(args), gamma=args.gamma, a=args.app_work_per_byte, msg_size=args.msg_size, duration=args.duration)
-    print(json.dumps(out, sort_keys=True) if args.json else "", end="\n" if args.json else "")
+    print(_dumps(out) if args.json else "", end="\n" if args.json else "")
     if not args.json:
         print_hpcbench(out)
     return 0
@@ -299,7 +306,7 @@ def cmd_gamma_sweep(args) -> int:
 
     out = gamma_sweep(args.config, _sets(args), gammas=parse_grid(args.gammas, "--gammas"), msg_sizes=args.msg_size or ["2 Mbit", "8 Kbit"], duration=args.duration)
     if args.json:
-        print(json.dumps(out, sort_keys=True))
+        print(_dumps(out))
     else:
         for size, rows in out["sweeps"].items():
             print(f"message {size} B: {out['placement']} vs base")

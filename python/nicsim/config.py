@@ -201,6 +201,11 @@ def _costs(profile: str, over: dict[str, Any]) -> dict:
                 if raw not in CATEGORIES:
                     raise ConfigError(f"{key}: {raw!r} is not a category; choose {', '.join(CATEGORIES)}")
                 stages[parts[1]]["category"] = raw
+            elif parts[2].startswith("pio_"):
+                v = _number(key, raw, 0)
+                if not v.is_integer():
+                    raise ConfigError(f"{key}: {raw!r} must be a whole number of register accesses")
+                stages[parts[1]][parts[2]] = int(v)
             else:
                 stages[parts[1]][parts[2]] = _number(key, raw, 0)
         else:

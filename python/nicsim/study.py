@@ -94,7 +94,9 @@ def main_study(argv: list[str]) -> int:
 
         plot_gamma(sweep, a.plot)
     if a.json:
-        print(json.dumps(res, sort_keys=True, default=float))
+        from .api import dumps
+
+        print(dumps(res))
         return 0
     q = res["laws_parameters"]
     print(f"{res['placement']} vs base, message {res['message_bytes']} B; measured LAWS: " + ", ".join(f"{k}={v:.4g}" for k, v in q.items() if isinstance(v, (int, float))))

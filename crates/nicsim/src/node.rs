@@ -11,7 +11,7 @@
 use crate::config::{Category, Config, Costs, IrqPath, RxMode, RxNotify, SoftirqKick, StageCost};
 use crate::engine::Engine;
 use crate::hw::bus::{Initiator, IoBus, NorthBridge};
-use crate::hw::cpu::{Ctx, Job, MemPath, Notice, Piece, Processor, Then};
+use crate::hw::cpu::{Ctx, Job, MemPath, MemoryModel, Notice, Piece, Processor, Then};
 use crate::hw::link::Lane;
 use crate::hw::nic::{FlushCause, Frame, IrqDecision, Nic, NicParams};
 use crate::placement::{processor_names, Roles};
@@ -156,6 +156,10 @@ pub struct Node {
     pub tcp: Tcp,
     pub threads: Vec<Thread>,
     sq: Softirq,
+    /// Packets waiting for a transmit descriptor (the queueing discipline).
+    qdisc: VecDeque<Frame>,
+    /// Frames a ring-accumulation burst put in host memory, waiting for the driver.
+    delivered: VecDeque<Frame>,
     costs: Costs,
     cfg_napi_budget: u32,
     napi: bool,
@@ -218,10 +222,10 @@ impl Node {
             .iter()
             .map(|&n| {
                 if n == "nic_cpu" {
-                    let mem = MemPath { ref_cycles: cfg.nic_cpu.mem_latency_cycles, contended: false, local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles) };
+                    let mem = MemPath { model: MemoryModel::MeanAccess { ref_cycles: cfg.nic_cpu.mem_latency_cycles }, contended: false, local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles) };
                     Processor::new(n, cfg.cpu.clock_hz, cfg.cpu.cpi / cfg.nic_cpu.speed_fraction, mem, cfg.mem.batch_refs)
                 } else {
-                    let mem = MemPath { ref_cycles: host_ref, contended: !cfg.nb.ideal, local_io_cycles: None };
+                    let mem = MemPath { model: MemoryModel::MeanAccess { ref_cycles: host_ref }, contended: !cfg.nb.ideal, local_io_cycles: None };
                     Processor::new(n, cfg.cpu.clock_hz, cfg.cpu.cpi, mem, cfg.mem.batch_refs)
                 }
             })
@@ -234,7 +238,8 @@ impl Node {
             rx_coalesce_frames: cfg.nic.rx_coalesce_frames,
             tx_coalesce: cfg.nic.tx_coalesce_ps,
             tx_coalesce_frames: cfg.nic.tx_coalesce_frames,
-            napi: cfg.nic.rx_notify == RxNotify::Napi,
+            // Ring accumulation raises one interrupt per flush and never masks (netif_rx path).
+            napi: cfg.nic.rx_notify == RxNotify::Napi && roles.rx_mode == RxMode::HostRing,
             ring_bytes: cfg.nic.memory_bytes,
             ring_slot_overhead: cfg.nic.ring_slot_overhead_bytes,
         });
@@ -250,6 +255,8 @@ impl Node {
             tcp: Tcp::new(&cfg.tcp, cfg.nic.mtu_bytes, nodelay),
             threads: vec![Thread::new(roles.comm), Thread::new(roles.app)],
             sq: Softirq::default(),
+            qdisc: VecDeque::new(),
+            delivered: VecDeque::new(),
             costs: cfg.costs.clone(),
             cfg_napi_budget: cfg.napi.budget,
             napi: cfg.nic.rx_notify == RxNotify::Napi,
@@ -371,7 +378,7 @@ impl Node {
         }
         let proc = &self.procs[p];
         if c.refs > 0.0 {
-            let hold = proc.clock.duration_of(c.refs * proc.mem.ref_cycles);
+            let hold = proc.clock.duration_of(proc.mem.model.bus_cycles(c.refs));
             t = if proc.mem.contended { self.nb.access(t, Initiator::Cpu(p), hold) } else { t + hold };
         }
         t += proc.instr_time(c.cycles);
@@ -415,7 +422,7 @@ impl Node {
 
     fn complete(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, then: Then) {
         match then {
-            Then::HardIrq => self.after_hardirq(eng, wire, p),
+            Then::HardIrq(taken) => self.after_hardirq(eng, wire, p, taken),
             Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(),
             Then::Notified(Notice::Reschedule) => {}
             Then::Softirq => {
@@ -455,15 +462,17 @@ impl Node {
         let job = match kind {
             IrqKind::Nic => {
                 self.procs[p].stats.irqs_nic += 1;
-                let per_pkt = match (self.roles.rx_mode, self.napi) {
-                    (RxMode::RingAccumulate, _) => self.sq.backlog.len().max(1) as u32,
-                    (RxMode::HostRing, true) => 1,
-                    (RxMode::HostRing, false) => self.nic.rx_ready.len().max(1) as u32,
+                // NAPI schedules one poll; netif_rx (no NAPI, or a flushed burst) queues
+                // every frame the handler finds.
+                let taken = match (self.roles.rx_mode, self.napi) {
+                    (RxMode::RingAccumulate, _) => self.delivered.len() as u32,
+                    (RxMode::HostRing, true) => 0,
+                    (RxMode::HostRing, false) => self.nic.rx_ready.len() as u32,
                 };
-                let mut j = Job::new(Then::HardIrq)
+                let mut j = Job::new(Then::HardIrq(taken))
                     .with(self.piece(&c.irq_entry, 0, 1))
                     .with(self.piece(&c.rx_hardirq, 0, 1))
-                    .with(self.piece(&c.rx_schedule, 0, per_pkt));
+                    .with(self.piece(&c.rx_schedule, 0, taken.max(1)));
                 if self.roles.protocol != p {
                     j.push(self.notify_cost(self.roles.protocol));
                 }
@@ -478,12 +487,14 @@ impl Node {
         self.kick(eng, wire, p);
     }
 
-    fn after_hardirq(&mut self, eng: &mut Engine<Ev>, _wire: &mut Wire, p: usize) {
-        // Without NAPI, netif_rx moved each ready packet to the backlog in the handler.
-        if self.roles.rx_mode == RxMode::HostRing && !self.napi {
-            while let Some(f) = self.nic.take_rx() {
-                self.sq.backlog.push_back(f);
-            }
+    fn after_hardirq(&mut self, eng: &mut Engine<Ev>, _wire: &mut Wire, p: usize, taken: u32) {
+        // netif_rx moved the frames the handler found to the protocol's backlog.
+        for _ in 0..taken {
+            let f = match self.roles.rx_mode {
+                RxMode::RingAccumulate => self.delivered.pop_front(),
+                RxMode::HostRing => self.nic.take_rx(),
+            };
+            self.sq.backlog.extend(f);
         }
         if self.roles.protocol == p {
             self.raise_softirq_local();
@@ -519,12 +530,14 @@ impl Node {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg));
         }
         if let Some(tid) = self.sq.wake.pop_front() {
-            return mk(self, Effect::Wake(tid), &[self.piece(&c.rx_wake, 0, 1)]);
+            let to = self.threads[tid].proc;
+            let ipi = if to != self.roles.protocol { self.notify_cost(to) } else { Piece::default() };
+            return mk(self, Effect::Wake(tid), &[self.piece(&c.rx_wake, 0, 1), ipi]);
         }
         if let Some(k) = self.sq.timers.pop_front() {
             return mk(self, Effect::Timer(k), &[self.piece(&c.timer, 0, 1)]);
         }
-        if self.nic.tx_done > 0 && self.roles.rx_mode == RxMode::HostRing {
+        if self.nic.tx_done > 0 {
             let n = self.nic.tx_done;
             self.nic.tx_done = 0;
             return mk(self, Effect::Reclaim(n), &[self.piece(&c.tx_complete, 0, n), self.piece(&c.skb_free, 0, n)]);
@@ -586,7 +599,7 @@ impl Node {
             Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
             Effect::Wake(tid) => self.wake(eng, wire, tid),
             Effect::Timer(k) => self.fire_timer(eng, k),
-            Effect::Reclaim(n) => self.nic.tx_used -= n.min(self.nic.tx_used),
+            Effect::Reclaim(n) => self.reclaim(eng, n),
             Effect::RxPacket(f) => self.tcp_input(eng, f),
             Effect::PollEnd => {
                 if self.nic.unmask() {
@@ -844,10 +857,28 @@ impl Node {
             self.send_frame(eng, wire, f);
             return;
         }
+        if self.nic.tx_used >= self.nic.p.tx_ring_entries {
+            // Ring full: the driver stops the queue; the qdisc holds the packet (Q32).
+            self.qdisc.push_back(f);
+            return;
+        }
+        self.post_tx(eng, f);
+    }
+
+    fn post_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
         self.nic.tx_used += 1;
         let bytes = f.ip_bytes + 14 + self.desc_bytes;
         self.dma[1].queue.push_back((vec![f], bytes));
         self.dma_next(eng, 1);
+    }
+
+    /// Transmit buffers reclaimed: descriptors free up for packets the qdisc held.
+    fn reclaim(&mut self, eng: &mut Engine<Ev>, n: u32) {
+        self.nic.tx_used -= n.min(self.nic.tx_used);
+        while self.nic.tx_used < self.nic.p.tx_ring_entries {
+            let Some(f) = self.qdisc.pop_front() else { break };
+            self.post_tx(eng, f);
+        }
     }
 
     fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
@@ -902,8 +933,8 @@ impl Node {
                 }
             }
             RxMode::RingAccumulate => {
-                // One interrupt per flushed burst; the frames wait for the protocol processor.
-                self.sq.backlog.extend(frames);
+                // One interrupt per flushed burst; the frames wait for the driver's netif_rx.
+                self.delivered.extend(frames);
                 self.raise_nic_irq(eng);
             }
         }
@@ -992,7 +1023,7 @@ impl Node {
         let ring: u64 = self.nic.rx_ready.iter().map(|f| f.seg.len as u64).sum();
         let dma: u64 = self.dma[0].queue.iter().flat_map(|(v, _)| v.iter()).map(|f| f.seg.len as u64).sum();
         let acc: u64 = self.nic.acc.iter().map(|f| f.seg.len as u64).sum();
-        let backlog: u64 = self.sq.backlog.iter().map(|f| f.seg.len as u64).sum();
+        let backlog: u64 = self.sq.backlog.iter().chain(&self.delivered).map(|f| f.seg.len as u64).sum();
         let effect = match self.sq.effect {
             Some(EffectBox(Effect::RxPacket(f))) => f.seg.len as u64,
             _ => 0,
@@ -1002,7 +1033,8 @@ impl Node {
 
     /// Payload bytes posted for transmission but not yet on the wire.
     pub fn tx_payload_in_flight(&self) -> u64 {
-        self.dma[1].queue.iter().flat_map(|(v, _)| v.iter()).map(|f| f.seg.len as u64).sum::<u64>()
+        let q = self.qdisc.iter().map(|f| f.seg.len as u64).sum::<u64>();
+        q + self.dma[1].queue.iter().flat_map(|(v, _)| v.iter()).map(|f| f.seg.len as u64).sum::<u64>()
     }
 
     /// Payload decided by TCP but whose transmit work has not run yet.

@@ -158,10 +158,9 @@ pub fn run_netpipe(w: &mut World) -> Result<Vec<NetpipePoint>, String> {
         let reps = if np.sizes_bytes.is_empty() {
             netpipe::repetitions(Duration(np.target_ps.0).as_secs_f64(), prev, p.inc_bytes, t_last, np.trials)
         } else {
-            // Explicit sizes jump; a square-root scaling of the last time is a middle guess
-            // between latency-bound and bandwidth-bound growth.
-            let grow = (p.size_bytes.max(1) as f64 / prev.max(1) as f64).sqrt();
-            netpipe::repetitions(Duration(np.target_ps.0).as_secs_f64(), 1, 1, t_last * grow, np.trials)
+            // Explicit sizes jump, so one unmeasured transfer of this size sets t_last.
+            let probe = transfer(w, np.mode, p.size_bytes, 1, np.mode)?;
+            netpipe::repetitions(Duration(np.target_ps.0).as_secs_f64(), 1, 1, probe, np.trials)
         };
         let before = w.snapshot();
         let mut times = Vec::new();

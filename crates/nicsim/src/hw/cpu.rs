@@ -37,7 +37,8 @@ impl Piece {
 /// What happens when a job finishes; interpreted by the node (`system.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Then {
-    HardIrq,
+    /// The NIC's interrupt handler ran; it took this many frames with `netif_rx`.
+    HardIrq(u32),
     Notified(Notice),
     Softirq,
     Thread(usize),
@@ -95,11 +96,28 @@ impl Job {
     }
 }
 
+/// How a processor's data references are priced. This is the seam for a detailed cache model
+/// (host-path §4.3, mode B): a `Caches` variant would return, per chunk, the references that
+/// miss and reach the north bridge; the node's chunk pricing calls only `bus_cycles`.
+#[derive(Clone, Copy, Debug)]
+pub enum MemoryModel {
+    /// Mode A (thesis Eq. 4.1): every reference costs the mean access time, in host cycles.
+    MeanAccess { ref_cycles: f64 },
+}
+
+impl MemoryModel {
+    /// Host cycles a batch of `refs` references occupies the memory path.
+    pub fn bus_cycles(&self, refs: f64) -> f64 {
+        match *self {
+            MemoryModel::MeanAccess { ref_cycles } => refs * ref_cycles,
+        }
+    }
+}
+
 /// How a processor reaches memory and devices.
 #[derive(Clone, Copy, Debug)]
 pub struct MemPath {
-    /// Host-clock cycles per data reference (the mode-A mean access time).
-    pub ref_cycles: f64,
+    pub model: MemoryModel,
     /// Shares the north bridge (pays collisions) or is a pure connector.
     pub contended: bool,
     /// Cycles a register access stalls this processor, when it does not cross the host I/O bus.
@@ -226,7 +244,7 @@ mod tests {
     use super::*;
 
     fn proc() -> Processor {
-        Processor::new("cpu0", Freq(400_000_000), 1.0, MemPath { ref_cycles: 10.0, contended: true, local_io_cycles: None }, 64)
+        Processor::new("cpu0", Freq(400_000_000), 1.0, MemPath { model: MemoryModel::MeanAccess { ref_cycles: 10.0 }, contended: true, local_io_cycles: None }, 64)
     }
 
     #[test]
@@ -245,7 +263,7 @@ mod tests {
     #[test]
     fn pieces_run_in_order_and_pio_goes_with_the_first_chunk() {
         let mut p = proc();
-        let job = Job::new(Then::HardIrq)
+        let job = Job::new(Then::HardIrq(0))
             .with(Piece { cat: Some(Category::Os), cycles: 100.0, ..Default::default() })
             .with(Piece { cat: Some(Category::Driver), cycles: 50.0, refs: 100.0, pio_reads: 1, pio_writes: 2 });
         p.running = Some((Ctx::HardIrq, job));

@@ -185,3 +185,19 @@ mod errors {
         }
     }
 }
+
+mod transmit_ring {
+    use super::*;
+
+    #[test]
+    fn a_tiny_transmit_ring_queues_packets_and_loses_none() {
+        let mut c = base();
+        stream(&mut c, &[1 << 20], 20);
+        let full = last_point(&run(&c))["throughput_mbps"].as_f64().unwrap();
+        c.nic.tx_ring_entries = 1;
+        let v = run(&c);
+        cons_holds(&v);
+        let one = last_point(&v)["throughput_mbps"].as_f64().unwrap();
+        assert!(one > 0.0 && one <= full * 1.01, "{one} vs {full}");
+    }
+}
