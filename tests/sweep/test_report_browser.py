@@ -31,14 +31,18 @@ def _run(browser: str, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def report_html(netpipe_store, tmp_path_factory):
+def browser() -> str:
+    return _chromium()
+
+
+@pytest.fixture(scope="module")
+def report_html(browser, netpipe_store, tmp_path_factory):
     out = tmp_path_factory.mktemp("browser")
     assert main_sweep(["report", str(netpipe_store), "--out", str(out)]) == 0
     return out / "report.html"
 
 
-def test_report_loads_in_chromium_with_every_figure_decoded(report_html):
-    browser = _chromium()
+def test_report_loads_in_chromium_with_every_figure_decoded(browser, report_html):
     r = _run(browser, "--virtual-time-budget=10000", "--dump-dom", report_html.as_uri())
     assert r.returncode == 0, r.stderr[-2000:]
     body = re.search(r"<body([^>]*)>", r.stdout)
@@ -50,8 +54,7 @@ def test_report_loads_in_chromium_with_every_figure_decoded(report_html):
     assert "NetPIPE signature graph" in r.stdout and "Runs of this store" in r.stdout
 
 
-def test_report_screenshot_is_not_blank(report_html, tmp_path):
-    browser = _chromium()
+def test_report_screenshot_is_not_blank(browser, report_html, tmp_path):
     shot = tmp_path / "report.png"
     r = _run(browser, "--hide-scrollbars", "--window-size=1280,2000", f"--screenshot={shot}", report_html.as_uri())
     assert r.returncode == 0 and shot.exists(), r.stderr[-2000:]
