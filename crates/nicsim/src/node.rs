@@ -302,7 +302,7 @@ impl Node {
     fn dispatch(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
         // A completed job's effect may already have started work here (a wake-up kicks).
         while self.procs[p].running.is_none() {
-            let Some((ctx, job)) = self.pick(eng, wire, p) else { return };
+            let Some((ctx, job)) = self.pick(p) else { return };
             self.procs[p].running = Some((ctx, job));
             if self.start_chunk(eng, p) {
                 return;
@@ -313,7 +313,7 @@ impl Node {
         }
     }
 
-    fn pick(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) -> Option<(Ctx, Job)> {
+    fn pick(&mut self, p: usize) -> Option<(Ctx, Job)> {
         if let Some(j) = self.procs[p].hardirq_q.pop_front() {
             return Some((Ctx::HardIrq, j));
         }
@@ -321,7 +321,7 @@ impl Node {
             return Some((Ctx::Softirq, j));
         }
         if p == self.roles.protocol && (self.sq.pending || self.sq.running) && !self.sq.yielded {
-            if let Some(j) = self.softirq_job(eng, wire) {
+            if let Some(j) = self.softirq_job() {
                 return Some((Ctx::Softirq, j));
             }
         }
@@ -335,7 +335,7 @@ impl Node {
             self.threads[tid].woken = false;
             let job = match self.threads[tid].saved.take() {
                 Some(j) => Some(j),
-                None => self.thread_job(eng, wire, tid),
+                None => self.thread_job(tid),
             };
             if let Some(mut j) = job {
                 if switch {
@@ -349,7 +349,7 @@ impl Node {
         }
         if p == self.roles.protocol && (self.sq.pending || self.sq.running) {
             // The softirq yielded to process context and nothing else wants the CPU.
-            if let Some(j) = self.softirq_job(eng, wire) {
+            if let Some(j) = self.softirq_job() {
                 return Some((Ctx::Softirq, j));
             }
         }
@@ -510,15 +510,12 @@ impl Node {
 
     // ------------------------------------------------------------------ softirq
 
-    fn softirq_job(&mut self, eng: &mut Engine<Ev>, _wire: &mut Wire) -> Option<Job> {
+    /// The next step of the receive softirq on the protocol processor, or None when it ends.
+    fn softirq_job(&mut self) -> Option<Job> {
         let c = self.costs.clone();
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.sq.effect = Some(EffectBox(e));
-            let mut j = Job::new(Then::Softirq);
-            for p in pieces {
-                j.push(*p);
-            }
-            Some(j)
+            Some(job_of(Then::Softirq, pieces))
         };
         if !self.sq.running {
             self.sq.running = true;
@@ -573,7 +570,6 @@ impl Node {
                 return mk(self, Effect::RxPacket(f), &pieces);
             }
         }
-        let _ = eng;
         // Nothing left: a NAPI poll ends by re-enabling device interrupts.
         if self.roles.rx_mode == RxMode::HostRing && self.napi && !self.sq.poll_ending {
             self.sq.poll_ending = true;
@@ -734,47 +730,44 @@ impl Node {
         self.threads[tid].op.is_none()
     }
 
-    fn thread_job(&mut self, eng: &mut Engine<Ev>, _wire: &mut Wire, tid: usize) -> Option<Job> {
+    /// The next job of thread `tid`: pending output first, then its operation one step on.
+    fn thread_job(&mut self, tid: usize) -> Option<Job> {
         let c = self.costs.clone();
         let op = self.threads[tid].op?;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.threads[tid].effect = e;
-            let mut j = Job::new(Then::Thread(tid));
-            for p in pieces {
-                j.push(*p);
-            }
-            Some(j)
+            Some(job_of(Then::Thread(tid), pieces))
         };
         if let Some(seg) = self.threads[tid].xmit.pop_front() {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg));
         }
+        // A send or receive enters the kernel once per call.
+        let syscall = match op {
+            Op::Send(_) => Some(c.tx_syscall),
+            Op::Recv(_) => Some(c.rx_syscall),
+            Op::Compute { .. } => None,
+        };
+        if let Some(sc) = syscall {
+            if !self.threads[tid].in_call {
+                self.threads[tid].in_call = true;
+                return mk(self, Effect::None, &[self.piece(&sc, 0, 1)]);
+            }
+        }
+        let left = self.threads[tid].left;
+        if left == 0 {
+            return self.op_finished(tid);
+        }
         match op {
             Op::Send(_) => {
-                if !self.threads[tid].in_call {
-                    self.threads[tid].in_call = true;
-                    return mk(self, Effect::None, &[self.piece(&c.tx_syscall, 0, 1)]);
-                }
-                let left = self.threads[tid].left;
-                if left == 0 {
-                    return self.op_finished(tid);
-                }
-                if self.tcp.send_space() == 0 {
+                let space = self.tcp.send_space();
+                if space == 0 {
                     self.block(tid, Wait::Space);
                     return None;
                 }
-                let n = left.min(self.tcp.send_space());
-                let push = n == left;
-                mk(self, Effect::Copied { bytes: n, push }, &[self.piece(&c.tx_copy, n, 1), self.piece(&c.skb_alloc, 0, 1)])
+                let n = left.min(space);
+                mk(self, Effect::Copied { bytes: n, push: n == left }, &[self.piece(&c.tx_copy, n, 1), self.piece(&c.skb_alloc, 0, 1)])
             }
             Op::Recv(_) => {
-                if !self.threads[tid].in_call {
-                    self.threads[tid].in_call = true;
-                    return mk(self, Effect::None, &[self.piece(&c.rx_syscall, 0, 1)]);
-                }
-                let left = self.threads[tid].left;
-                if left == 0 {
-                    return self.op_finished(tid);
-                }
                 let avail = self.tcp.readable().min(left);
                 if avail == 0 {
                     self.block(tid, Wait::Data);
@@ -784,10 +777,6 @@ impl Node {
                 mk(self, Effect::Read { bytes: avail }, &[self.piece(&c.rx_copy, avail, skbs), self.piece(&c.skb_free, 0, skbs)])
             }
             Op::Compute { cycles, refs } => {
-                if self.threads[tid].left == 0 {
-                    return self.op_finished(tid);
-                }
-                let _ = eng;
                 let p = Piece { cat: Some(Category::App), cycles, refs, ..Default::default() };
                 mk(self, Effect::ComputeDone, &[self.piece(&c.app_message, 0, 1), p])
             }
@@ -1047,11 +1036,15 @@ impl Node {
     }
 }
 
-fn prepend(j: Job, p: Piece) -> Job {
-    let mut n = Job::new(j.then);
-    n.push(p);
-    for piece in j.pieces() {
-        n.push(piece);
+fn job_of(then: Then, pieces: &[Piece]) -> Job {
+    let mut j = Job::new(then);
+    for p in pieces {
+        j.push(*p);
     }
-    n
+    j
+}
+
+fn prepend(j: Job, p: Piece) -> Job {
+    let rest: Vec<Piece> = j.pieces().collect();
+    job_of(j.then, &[&[p][..], &rest].concat())
 }
