@@ -36,58 +36,55 @@ def _integral(value: float, text: str, what: str) -> int:
     return int(r)
 
 
-def parse_size(v) -> int:
-    """Bytes from '64 KiB', '9000 B', '2 MiB' or an int."""
+def _parse(v, what: str, scale_of, base: str, example: str) -> int:
+    """An int passes as base units; a string is a number and a unit that `scale_of` maps to a
+    multiplier (None: not this kind of unit)."""
     if isinstance(v, bool):
-        raise UnitError(f"{v!r} is not a size")
+        raise UnitError(f"{v!r} is not a {what}")
     if isinstance(v, int):
         return v
     x, unit = _split(str(v))
+    scale = scale_of(unit, v)
+    if scale is None:
+        raise UnitError(f"{v!r} is not a {what}; expected e.g. {example}")
+    return _integral(x * scale, str(v), base)
+
+
+def _size_scale(unit: str, v) -> int | None:
     if unit in ("kB", "KB", "MB", "GB", "mB"):
         raise UnitError(f"{v!r}: sizes take IEC prefixes (KiB, MiB, GiB); write e.g. '64 KiB'")
     m = re.fullmatch(r"(Ki|Mi|Gi|)B", unit)
-    if not m:
-        raise UnitError(f"{v!r} is not a size; expected e.g. '9000 B', '64 KiB' or '2 MiB'")
-    return _integral(x * IEC[m.group(1)], str(v), "bytes")
+    return IEC[m.group(1)] if m else None
+
+
+def _rate_scale(unit: str, _v) -> int | None:
+    m = re.fullmatch(r"([kMGT]?)(bps|b/s|B/s)", unit)
+    return SI[m.group(1)] * (8 if m.group(2) == "B/s" else 1) if m else None
+
+
+def _freq_scale(unit: str, _v) -> int | None:
+    m = re.fullmatch(r"([kMGT]?)Hz", unit)
+    return SI[m.group(1)] if m else None
+
+
+def parse_size(v) -> int:
+    """Bytes from '64 KiB', '9000 B', '2 MiB' or an int."""
+    return _parse(v, "size", _size_scale, "bytes", "'9000 B', '64 KiB' or '2 MiB'")
 
 
 def parse_rate(v) -> int:
     """bit/s from '1 Gbps', '2.12 Gb/s', '125 MB/s' or an int."""
-    if isinstance(v, bool):
-        raise UnitError(f"{v!r} is not a rate")
-    if isinstance(v, int):
-        return v
-    x, unit = _split(str(v))
-    m = re.fullmatch(r"([kMGT]?)(bps|b/s|B/s)", unit)
-    if not m:
-        raise UnitError(f"{v!r} is not a bit rate; expected e.g. '1 Gbps', '2.12 Gb/s' or '125 MB/s'")
-    bits = 8 if m.group(2) == "B/s" else 1
-    return _integral(x * SI[m.group(1)] * bits, str(v), "bit/s")
+    return _parse(v, "bit rate", _rate_scale, "bit/s", "'1 Gbps', '2.12 Gb/s' or '125 MB/s'")
 
 
 def parse_freq(v) -> int:
     """Hz from '400 MHz', '1.73 GHz' or an int."""
-    if isinstance(v, bool):
-        raise UnitError(f"{v!r} is not a frequency")
-    if isinstance(v, int):
-        return v
-    x, unit = _split(str(v))
-    m = re.fullmatch(r"([kMGT]?)Hz", unit)
-    if not m:
-        raise UnitError(f"{v!r} is not a frequency; expected e.g. '400 MHz' or '1.73 GHz'")
-    return _integral(x * SI[m.group(1)], str(v), "Hz")
+    return _parse(v, "frequency", _freq_scale, "Hz", "'400 MHz' or '1.73 GHz'")
 
 
 def parse_time(v) -> int:
     """Picoseconds from '80 ns', '2 s', '40 ms' or an int."""
-    if isinstance(v, bool):
-        raise UnitError(f"{v!r} is not a time")
-    if isinstance(v, int):
-        return v
-    x, unit = _split(str(v))
-    if unit not in TIME_PS:
-        raise UnitError(f"{v!r} is not a time; expected e.g. '500 ns', '72 us', '40 ms' or '2 s'")
-    return _integral(x * TIME_PS[unit], str(v), "picoseconds")
+    return _parse(v, "time", lambda u, _v: TIME_PS.get(u), "picoseconds", "'500 ns', '72 us', '40 ms' or '2 s'")
 
 
 def _fmt(value: int, table: dict[str, int], suffix: str) -> str:
