@@ -6,7 +6,7 @@ NIC, link, TCP), NetPIPE and Hpcbench workloads, and the LAWS analytical models.
 from .config import resolve
 from .errors import ConfigError, SimulationError
 
-__all__ = ["resolve", "run", "ConfigError", "SimulationError"]
+__all__ = ["resolve", "run", "sweep", "ConfigError", "SimulationError"]
 
 
 def run(cfg=None, sets=None):
@@ -14,3 +14,13 @@ def run(cfg=None, sets=None):
     from .api import run as _run
 
     return _run(cfg, sets)
+
+
+def __getattr__(name):
+    # `nicsim.sweep(...)` without importing the sweep package first (it pulls in pandas and
+    # Dask only when asked for); the sweep module is callable.
+    if name == "sweep":
+        import importlib
+
+        return importlib.import_module(".sweep", __name__)
+    raise AttributeError(f"module 'nicsim' has no attribute {name!r}")
