@@ -46,3 +46,30 @@ def test_interrupt_coalescing_switch_from_configuration():
     one = point("ortiz2008-base", napi_off)["processors"]["node1.cpu0"]["nic_irq_per_s"]
     coalesced = point("ortiz2008-base", {**napi_off, "nic.rx_coalesce_frames": "8", "nic.rx_coalesce_ps": "1 ms"})["processors"]["node1.cpu0"]["nic_irq_per_s"]
     assert coalesced < 0.5 * one
+
+
+def _delivered(rate, notify):
+    out = api.run("ortiz2008-base", {"workload.kind": "packet_gen", "workload.packet_gen.rate_pps": str(rate), "nic.rx_notify": notify,
+                                     "nic.mtu_bytes": "1500 B", "workload.packet_gen.duration_ps": "50 ms"})
+    g = out["packet_gen"]
+    for c in out["conservation"].values():
+        assert c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"]
+    return g["delivered_pps"], g["processors"]["node1.cpu0"]["busy_by_context"]["hardirq"]
+
+
+def test_receive_livelock_without_napi_and_a_plateau_with_it():
+    """host-path §2.3: with NAPI and coalescing off, an open-loop flood of small frames makes
+    the CPU spend everything in hard interrupts; NAPI keeps delivering at its capacity."""
+    rates = [20_000, 400_000, 1_400_000]
+    per_irq = [_delivered(r, "interrupt") for r in rates]
+    napi = [_delivered(r, "napi") for r in rates]
+    assert per_irq[0][0] == pytest.approx(20_000, rel=0.02) and napi[0][0] == pytest.approx(20_000, rel=0.02)
+    assert per_irq[-1][0] < 0.05 * max(d for d, _ in per_irq) and per_irq[-1][1] > 0.95
+    assert napi[-1][0] > 0.8 * max(d for d, _ in napi) > 50_000
+
+
+def test_generator_rate_above_the_link_is_refused():
+    from nicsim import ConfigError, resolve
+
+    with pytest.raises(ConfigError, match="workload.packet_gen.rate_pps.*exceeds the link"):
+        resolve(None, {"workload.kind": "packet_gen", "workload.packet_gen.rate_pps": "2e6"})

@@ -271,6 +271,13 @@ def _check(v: dict) -> None:
                 raise ConfigError(f"{where}.{role} = nic_cpu: threads cannot run on the NIC processor, which runs only protocol work; choose {', '.join(p for p in have if p != 'nic_cpu')}")
     if v["workload.netpipe.max_bytes"] < v["workload.netpipe.start_bytes"]:
         raise ConfigError("workload.netpipe.max_bytes must be at least workload.netpipe.start_bytes")
+    if v["workload.kind"] == "packet_gen":
+        wire_bits = (max(v["workload.packet_gen.frame_bytes"], 64) + 20) * 8
+        line_pps = v["link.rate_bps"] / wire_bits
+        if v["workload.packet_gen.rate_pps"] > line_pps:
+            raise ConfigError(f"workload.packet_gen.rate_pps: {v['workload.packet_gen.rate_pps']:g} frames/s exceeds the link's {line_pps:,.0f} frames/s for {v['workload.packet_gen.frame_bytes']}-byte frames")
+        if v["workload.packet_gen.frame_bytes"] > v["nic.mtu_bytes"] + 18:
+            raise ConfigError("workload.packet_gen.frame_bytes exceeds the MTU plus the 18-byte Ethernet header and FCS")
     if v["io.dma_chunk_bytes"] > v["nic.memory_bytes"]:
         raise ConfigError("io.dma_chunk_bytes must not exceed nic.memory_bytes")
 

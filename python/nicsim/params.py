@@ -72,6 +72,7 @@ PARAMS: list[Param] = [
     P("nic.ring_flush_idle_ps", "time", 0, "flush the accumulation ring after this idle time; 0 = wire time of one max frame", "[N] Q10", min=0),
     P("nic.ring_flush_on_push", "bool", True, "flush the accumulation ring when a PUSH segment arrives", "[N] Q10"),
     P("napi.budget", "int", 300, "packets per net_rx_action before deferring", "[R] Linux 2.6 netdev_budget", min=1),
+    P("napi.backlog_packets", "int", 1000, "packets netif_rx may queue per CPU before dropping (non-NAPI, flushed bursts)", "[R] Linux 2.6 netdev_max_backlog", min=1),
     # link
     P("link.rate_bps", "rate", "1 Gbps", "link bandwidth, each direction", "[S] Table 4.5", min=1),
     P("link.latency_ps", "time", "1 us", "propagation delay", "[N] Q8", min=0),
@@ -103,7 +104,7 @@ PARAMS: list[Param] = [
     # cost profile
     P("costs.profile", "choice", "ortiz2008", "cost profile file in nicsim/profiles", "[N] calibrated, see docs/calibration.md", choices=("ortiz2008",)),
     # workloads
-    P("workload.kind", "choice", "netpipe", "benchmark to run", "[S] §7", choices=("netpipe", "hpcbench")),
+    P("workload.kind", "choice", "netpipe", "benchmark to run", "[S] §7", choices=("netpipe", "hpcbench", "packet_gen")),
     P("workload.netpipe.mode", "choice", "stream", "streaming (bandwidth) or ping-pong (latency)", "[S] §7.2", choices=("stream", "pingpong")),
     P("workload.netpipe.target_ps", "time", "2 s", "simulated time per point (NetPIPE's RUNTM)", "[S] Table 4.6", min=1),
     P("workload.netpipe.start_bytes", "size", "1 B", "first block size", "[R] NetPIPE", min=1),
@@ -121,6 +122,11 @@ PARAMS: list[Param] = [
     P("workload.hpcbench.app_refs_per_byte", "float", 0.25, "load-thread memory references per byte (one read pass)", "[N] §7.4", min=0),
     P("workload.hpcbench.queue_messages", "int", 1, "messages the receiver may queue for the load thread", "[N] §7.4", min=1),
     P("workload.hpcbench.nodelay", "bool", False, "TCP_NODELAY on the Hpcbench socket", "[N] §6 item 7: unknown, Nagle on"),
+    P("workload.packet_gen.frame_bytes", "size", "64 B", "Ethernet frame length of generated frames (header and FCS included)", "[S] HDL paper: 64-byte packets", min=64, max=65554),
+    P("workload.packet_gen.rate_pps", "float", 100000.0, "offered frames per second at node1's MAC", "[N] §7.9", min=1),
+    P("workload.packet_gen.poisson", "bool", False, "exponential gaps (seeded by run.seed) instead of a constant interval", "[N] §7.9"),
+    P("workload.packet_gen.duration_ps", "time", "100 ms", "measured window", "[N]", min=1),
+    P("workload.packet_gen.warmup_ps", "time", "10 ms", "unmeasured warm-up", "[N]", min=0),
 ]
 
 BY_KEY: dict[str, Param] = {p.key: p for p in PARAMS}

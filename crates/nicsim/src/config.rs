@@ -117,6 +117,8 @@ pub struct Nic {
 #[serde(deny_unknown_fields)]
 pub struct Napi {
     pub budget: u32,
+    /// Packets `netif_rx` may queue per CPU before dropping (netdev_max_backlog).
+    pub backlog_packets: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -333,6 +335,20 @@ pub struct Hpcbench {
 pub enum WorkloadKind {
     Netpipe,
     Hpcbench,
+    PacketGen,
+}
+
+/// Frames injected at the receiving NIC with no transport flow control (host-path §7.9).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketGen {
+    /// Ethernet frame length, header and FCS included.
+    pub frame_bytes: u64,
+    pub rate_pps: f64,
+    /// Exponential gaps (seeded) instead of a constant interval.
+    pub poisson: bool,
+    pub duration_ps: Duration,
+    pub warmup_ps: Duration,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -341,4 +357,5 @@ pub struct Workload {
     pub kind: WorkloadKind,
     pub netpipe: Netpipe,
     pub hpcbench: Hpcbench,
+    pub packet_gen: PacketGen,
 }

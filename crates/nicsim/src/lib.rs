@@ -58,6 +58,10 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
             let r = system::run_hpcbench(&mut w).map_err(Error::Simulation)?;
             json!({"hpcbench": report::hpcbench_json(&w, &r)})
         }
+        WorkloadKind::PacketGen => {
+            let r = system::run_packet_gen(&mut w).map_err(Error::Simulation)?;
+            json!({"packet_gen": report::packet_gen_json(&w, &r)})
+        }
     };
     let cons: Vec<Value> = (0..2).map(|s| json!(w.conservation(s))).collect();
     let mut out = body;

@@ -135,6 +135,12 @@ pub const LOAD: usize = 1;
 
 #[derive(Clone, Debug, Default)]
 pub struct NodeStats {
+    /// Generator frames that reached the top of the receive path, and their bytes.
+    pub raw_delivered: u64,
+    pub raw_delivered_bytes: u64,
+    /// Frames `netif_rx` dropped because the backlog was full.
+    pub backlog_dropped: u64,
+    pub backlog_dropped_bytes: u64,
     pub payload_tx_bytes: u64,
     pub payload_rx_tcp_bytes: u64,
     pub payload_consumed_on_nic: u64,
@@ -175,6 +181,7 @@ pub struct Node {
     ack_on_nic: bool,
     flush_on_push: bool,
     flush_idle: Duration,
+    backlog_limit: u32,
     wakeup_preempts: bool,
     header_bytes: u64,
     /// Messages waiting for the load thread (hpcbench), in bytes each.
@@ -272,6 +279,7 @@ impl Node {
             ack_on_nic: roles.rx_mode == RxMode::RingAccumulate && cfg.offload.ack_path == crate::config::AckPath::NicLocal,
             flush_on_push: cfg.nic.ring_flush_on_push,
             flush_idle: cfg.nic.ring_flush_idle_ps,
+            backlog_limit: cfg.napi.backlog_packets,
             wakeup_preempts: cfg.sched.wakeup_preempts,
             header_bytes: IP_HEADER_BYTES + TCP_HEADER_BYTES + opt,
             load_queue: VecDeque::new(),
@@ -494,7 +502,13 @@ impl Node {
                 RxMode::RingAccumulate => self.delivered.pop_front(),
                 RxMode::HostRing => self.nic.take_rx(),
             };
-            self.sq.backlog.extend(f);
+            let Some(f) = f else { break };
+            if self.sq.backlog.len() as u32 >= self.backlog_limit {
+                self.stats.backlog_dropped += 1;
+                self.stats.backlog_dropped_bytes += f.seg.len as u64;
+            } else {
+                self.sq.backlog.push_back(f);
+            }
         }
         if self.roles.protocol == p {
             self.raise_softirq_local();
@@ -563,7 +577,10 @@ impl Node {
                 if !self.csum_offload {
                     pieces.push(self.piece(&c.csum, bytes, 1));
                 }
-                if f.seg.is_pure_ack() {
+                if f.raw {
+                    // Consumed at the top of the stack; nothing queues it for a reader.
+                    pieces.push(self.piece(&c.skb_free, 0, 1));
+                } else if f.seg.is_pure_ack() {
                     pieces.push(self.piece(&c.tx_ack, 0, 1));
                     pieces.push(self.piece(&c.skb_free, 0, 1));
                 }
@@ -609,6 +626,11 @@ impl Node {
 
     /// IP and TCP input for one frame, on the protocol processor.
     fn tcp_input(&mut self, eng: &mut Engine<Ev>, f: Frame) {
+        if f.raw {
+            self.stats.raw_delivered += 1;
+            self.stats.raw_delivered_bytes += f.seg.len as u64;
+            return;
+        }
         let now = eng.now();
         self.stats.payload_rx_tcp_bytes += f.seg.len as u64;
         let r = self.tcp.on_segment(now, &f.seg);
@@ -839,7 +861,7 @@ impl Node {
 
     /// The driver posted a segment for transmission (or the NIC processor built an ACK).
     fn nic_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, seg: Segment) {
-        let f = Frame { seg, ip_bytes: seg.len as u64 + self.header_bytes };
+        let f = Frame { seg, ip_bytes: seg.len as u64 + self.header_bytes, raw: false };
         self.stats.payload_tx_bytes += seg.len as u64;
         if self.ack_on_nic && seg.is_pure_ack() {
             // Built in NIC memory and handed to the MAC: no descriptor, no DMA.

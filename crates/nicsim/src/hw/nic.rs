@@ -12,6 +12,8 @@ pub struct Frame {
     pub seg: Segment,
     /// IP datagram bytes (payload + IP and TCP headers).
     pub ip_bytes: u64,
+    /// A generator's frame (host-path §7.9): it climbs the receive path without TCP.
+    pub raw: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -247,7 +249,7 @@ mod tests {
     }
 
     fn frame(len: u32, push: bool) -> Frame {
-        Frame { seg: Segment { seq: 0, len, ack: 0, win: 0, push }, ip_bytes: len as u64 + 52 }
+        Frame { seg: Segment { seq: 0, len, ack: 0, win: 0, push }, ip_bytes: len as u64 + 52, raw: false }
     }
 
     #[test]
