@@ -48,6 +48,8 @@ def run(cfg: Resolved | str | dict | None = None, sets=None) -> dict[str, Any]:
     out["config"] = r.core
     out["config_hash"] = r.hash()
     out["nicsim_version"] = VERSION
+    if "error" in out:
+        raise SimulationError(out.pop("error"), partial=out)
     return out
 
 

@@ -67,6 +67,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"nicsim: {e}", file=sys.stderr)
         sys.exit(2)
     except SimulationError as e:
+        # What was measured before the failure is still printed, then the error.
+        if e.partial and e.partial.get("points"):
+            print(_dumps(e.partial))
         print(f"nicsim: simulation failed: {e}", file=sys.stderr)
         sys.exit(3)
     except KeyboardInterrupt:

@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 """The two errors a user can meet: a configuration we refuse, and a run that broke an invariant."""
 
 
@@ -6,4 +8,9 @@ class ConfigError(ValueError):
 
 
 class SimulationError(RuntimeError):
-    """A run broke conservation, a physical bound, or stalled."""
+    """A run broke conservation, a physical bound, or stalled. `partial` holds the result
+    document with the points measured before the failure, when there are any."""
+
+    def __init__(self, message: str, partial: dict | None = None):
+        super().__init__(message)
+        self.partial = partial

@@ -51,8 +51,12 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
     let mut w = system::World::new(cfg).map_err(Error::Config)?;
     let body = match cfg.workload.kind {
         WorkloadKind::Netpipe => {
-            let pts = system::run_netpipe(&mut w).map_err(Error::Simulation)?;
-            json!({"points": report::netpipe_json(&w, &pts)})
+            let (pts, err) = system::run_netpipe(&mut w);
+            match err {
+                // Points measured before the failure are returned beside the error.
+                Some(e) => json!({"points": report::netpipe_json(&w, &pts), "error": e}),
+                None => json!({"points": report::netpipe_json(&w, &pts)}),
+            }
         }
         WorkloadKind::Hpcbench => {
             let r = system::run_hpcbench(&mut w).map_err(Error::Simulation)?;

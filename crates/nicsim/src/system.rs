@@ -143,8 +143,15 @@ pub struct NetpipePoint {
     pub window: Window,
 }
 
-/// Runs NetPIPE as configured; returns the points in schedule order.
-pub fn run_netpipe(w: &mut World) -> Result<Vec<NetpipePoint>, String> {
+/// Runs NetPIPE as configured; returns the points in schedule order, and the error that
+/// stopped the run early, if any (the points measured before it are kept).
+pub fn run_netpipe(w: &mut World) -> (Vec<NetpipePoint>, Option<String>) {
+    let mut out = Vec::new();
+    let err = netpipe_points(w, &mut out).err();
+    (out, err)
+}
+
+fn netpipe_points(w: &mut World, out: &mut Vec<NetpipePoint>) -> Result<(), String> {
     let np = w.cfg.workload.netpipe.clone();
     let plan: Vec<netpipe::Planned> = if np.sizes_bytes.is_empty() {
         netpipe::schedule(np.start_bytes, np.max_bytes, np.perturbation_bytes)
@@ -155,7 +162,6 @@ pub fn run_netpipe(w: &mut World) -> Result<Vec<NetpipePoint>, String> {
     let warm = transfer(w, np.mode, np.start_bytes.max(1), 100, NetpipeMode::Pingpong)?;
     let mut t_last = warm;
     let mut prev = np.start_bytes.max(1);
-    let mut out = Vec::new();
     for p in plan {
         if t_last >= Duration(np.stop_ps.0).as_secs_f64() {
             break;
@@ -182,7 +188,7 @@ pub fn run_netpipe(w: &mut World) -> Result<Vec<NetpipePoint>, String> {
         out.push(NetpipePoint { size_bytes: p.size_bytes, repetitions: reps, time_s: t, window: Window::between(&before, &after) });
         crate::stats::check_window(w, &out.last().unwrap().window)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `reps` transfers of `size` bytes; returns the time per transfer (one-way in ping-pong).

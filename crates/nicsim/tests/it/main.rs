@@ -201,3 +201,21 @@ mod transmit_ring {
         assert!(one > 0.0 && one <= full * 1.01, "{one} vs {full}");
     }
 }
+
+mod partial_results {
+    use super::*;
+
+    #[test]
+    fn a_failed_check_keeps_the_points_measured_before_it() {
+        let mut c = base();
+        c.workload.netpipe.mode = NetpipeMode::Pingpong;
+        c.workload.netpipe.sizes_bytes = vec![1, 65536];
+        let mut w = nicsim::system::World::new(&c).unwrap();
+        // Pretend the link carries only 1 Mbps: the 64 KiB point breaks the bound check.
+        w.link_payload_bps = 1e6;
+        let (points, err) = nicsim::system::run_netpipe(&mut w);
+        assert_eq!(points.len(), 2, "both points were measured; the second failed its check");
+        let e = err.expect("the bound check fails");
+        assert!(e.contains("throughput bound broken"), "{e}");
+    }
+}
