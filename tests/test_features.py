@@ -73,3 +73,23 @@ def test_generator_rate_above_the_link_is_refused():
 
     with pytest.raises(ConfigError, match="workload.packet_gen.rate_pps.*exceeds the link"):
         resolve(None, {"workload.kind": "packet_gen", "workload.packet_gen.rate_pps": "2e6"})
+
+
+def test_a_packet_trace_replays_deterministically(tmp_path):
+    trace = tmp_path / "t.csv"
+    trace.write_text("time_ns,length_bytes\n0,64\n13000,1518\n26000,590\n40000,64\n")
+    sets = {"workload.kind": "packet_gen", "nic.mtu_bytes": "1500 B", "workload.packet_gen.trace_file": str(trace), "workload.packet_gen.duration_ps": "20 ms"}
+    a, b = api.run("ortiz2008-base", sets), api.run("ortiz2008-base", sets)
+    assert api.dumps(a) == api.dumps(b)
+    # Four frames per 40 µs + one mean gap (13.3 µs) between replays: 75,000 frames/s.
+    assert a["packet_gen"]["offered_pps"] == pytest.approx(4 / 53.333e-6, rel=0.01)
+    assert a["config"]["workload"]["packet_gen"]["trace_frame_bytes"] == [64, 1518, 590, 64]
+
+
+def test_a_trace_faster_than_the_link_names_the_line(tmp_path):
+    from nicsim import ConfigError, resolve
+
+    trace = tmp_path / "fast.csv"
+    trace.write_text("interval_ns,length_bytes\n1000,1518\n1000,64\n")
+    with pytest.raises(ConfigError, match=r"trace_file.*line 3.*faster than the 1 Gbps link"):
+        resolve(None, {"workload.kind": "packet_gen", "nic.mtu_bytes": "1500 B", "workload.packet_gen.trace_file": str(trace)})

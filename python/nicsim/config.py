@@ -97,6 +97,8 @@ def parse_value(p: Param, raw: Any) -> Any:
             if v not in p.choices:
                 allowed = ", ".join(repr(c) for c in p.choices if c) + (" or '' (from the preset)" if "" in p.choices else "")
                 raise ConfigError(f"{p.key}: {raw!r} is not allowed; choose {allowed}")
+        elif p.kind == "path":
+            v = str(raw)
         elif p.kind == "sizes":
             items = raw if isinstance(raw, list) else [x for x in str(raw).split(",") if x.strip()]
             v = [units.parse_size(x.strip() if isinstance(x, str) else x) for x in items]
@@ -282,11 +284,21 @@ def _check(v: dict) -> None:
         raise ConfigError("io.dma_chunk_bytes must not exceed nic.memory_bytes")
 
 
+def _trace(v: dict) -> tuple[list[int], list[int]]:
+    """The packet trace the generator replays, read only when the workload uses it."""
+    path = v["workload.packet_gen.trace_file"]
+    if not path or v["workload.kind"] != "packet_gen":
+        return [], []
+    from .trace import load_trace
+
+    return load_trace(path, v["nic.mtu_bytes"] + 18, v["link.rate_bps"])
+
+
 def build_core(v: dict, costs: dict) -> dict:
     """The nested document the Rust core deserialises (every field, base units)."""
     core: dict[str, Any] = {}
     for p in PARAMS:
-        if p.key.startswith(("placement.", "costs.")):
+        if p.key.startswith(("placement.", "costs.")) or p.kind == "path":
             continue
         parts = p.key.split(".")
         d = core
@@ -294,5 +306,7 @@ def build_core(v: dict, costs: dict) -> dict:
             d = d.setdefault(part, {})
         d[parts[-1]] = v[p.key]
     core["placements"] = node_placements(v)
+    gaps, lengths = _trace(v)
+    core["workload"]["packet_gen"].update(trace_gaps_ps=gaps, trace_frame_bytes=lengths)
     core["costs"] = {"scale": dict(costs["scale"]), **{k: dict(s) for k, s in costs["stages"].items()}}
     return copy.deepcopy(core)

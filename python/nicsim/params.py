@@ -16,7 +16,7 @@ PROCESSORS = ("cpu0", "cpu1", "nic_cpu")
 @dataclass(frozen=True)
 class Param:
     key: str
-    kind: str  # size | rate | freq | time | int | float | bool | choice | sizes
+    kind: str  # size | rate | freq | time | int | float | bool | choice | sizes | path
     default: Any
     description: str
     source: str
@@ -127,6 +127,7 @@ PARAMS: list[Param] = [
     P("workload.packet_gen.poisson", "bool", False, "exponential gaps (seeded by run.seed) instead of a constant interval", "[N] §7.9"),
     P("workload.packet_gen.duration_ps", "time", "100 ms", "measured window", "[N]", min=1),
     P("workload.packet_gen.warmup_ps", "time", "10 ms", "unmeasured warm-up", "[N]", min=0),
+    P("workload.packet_gen.trace_file", "path", "", "CSV packet trace to replay instead (length_bytes, interval_ns or time_ns); empty: synthetic", "[S] HDL paper: trace-driven input"),
 ]
 
 BY_KEY: dict[str, Param] = {p.key: p for p in PARAMS}

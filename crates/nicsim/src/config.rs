@@ -349,6 +349,10 @@ pub struct PacketGen {
     pub poisson: bool,
     pub duration_ps: Duration,
     pub warmup_ps: Duration,
+    /// A packet trace to replay instead (gap before each frame, and its length); replayed in a
+    /// loop until the window ends. Empty: the synthetic generator above.
+    pub trace_gaps_ps: Vec<Duration>,
+    pub trace_frame_bytes: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

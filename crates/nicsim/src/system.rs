@@ -332,13 +332,13 @@ pub struct GenResult {
 /// and climb the receive path without TCP: the open-loop load that shows receive livelock.
 pub fn run_packet_gen(w: &mut World) -> Result<GenResult, String> {
     let g = w.cfg.workload.packet_gen.clone();
-    let ip_bytes = g.frame_bytes.saturating_sub(18).max(46);
-    let payload = ip_bytes.saturating_sub(40);
     let gap_ps = 1e12 / g.rate_pps;
+    let trace = !g.trace_frame_bytes.is_empty();
+    let mut idx = 0usize;
     let mut rng = crate::engine::Rng::new(w.cfg.run.seed);
     let warm_end = Time(g.warmup_ps.0);
     let end = warm_end + g.duration_ps;
-    let mut next = Time(0);
+    let mut next = if trace { Time(g.trace_gaps_ps[0].0) } else { Time(0) };
     let (mut before, mut offered) = (None, (0u64, 0u64));
     loop {
         let ev_t = w.eng.peek_time();
@@ -351,13 +351,23 @@ pub fn run_packet_gen(w: &mut World) -> Result<GenResult, String> {
             }
             w.eng.at(next, Ev::Workload);
             w.eng.pop();
+            let frame_bytes = if trace { g.trace_frame_bytes[idx % g.trace_frame_bytes.len()] } else { g.frame_bytes };
+            let ip_bytes = frame_bytes.saturating_sub(18).max(46);
+            let payload = ip_bytes.saturating_sub(40);
             let seg = crate::stack::tcp::Segment { seq: 0, len: payload as u32, ack: 0, win: 0, push: false };
             let f = Frame { seg, ip_bytes, raw: true };
             w.gen_injected_bytes += payload;
             offered.0 += 1;
             let (n, e, mut wire) = w.split(1);
             n.on_arrive(e, &mut wire, f);
-            let gap = if g.poisson { rng.exp(gap_ps) } else { gap_ps };
+            idx += 1;
+            let gap = if trace {
+                g.trace_gaps_ps[idx % g.trace_gaps_ps.len()].0 as f64
+            } else if g.poisson {
+                rng.exp(gap_ps)
+            } else {
+                gap_ps
+            };
             next = Time(next.0 + gap.max(1.0) as u64);
             continue;
         }

@@ -1,0 +1,56 @@
+"""Packet traces for the generator (host-path §7.9): a CSV file with a header, one frame per
+row, `length_bytes` (Ethernet frame, 64 to MTU + 18) and either `interval_ns` (gap before the
+frame) or `time_ns` (arrival time, non-decreasing). Replayed in a loop until the window ends;
+the first frame's gap separates replays."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .errors import ConfigError
+
+KEY = "workload.packet_gen.trace_file"
+
+
+def load_trace(path: str | Path, max_frame_bytes: int, link_bps: int) -> tuple[list[int], list[int]]:
+    """(gap before each frame in ps, frame lengths in bytes). A frame may not start before the
+    previous one has left the wire (frame + preamble + inter-frame gap at the link rate)."""
+    p = Path(path)
+    try:
+        with open(p, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except FileNotFoundError:
+        raise ConfigError(f"{KEY}: {str(p)!r} not found") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise ConfigError(f"{KEY}: {str(p)!r} cannot be read: {e}") from None
+    if not rows:
+        raise ConfigError(f"{KEY}: {str(p)!r} has no frames")
+    cols = set(rows[0])
+    if "length_bytes" not in cols or not ({"interval_ns", "time_ns"} & cols):
+        raise ConfigError(f"{KEY}: {str(p)!r} needs columns length_bytes and interval_ns or time_ns; it has {', '.join(sorted(c for c in cols if c))}")
+    gaps, lengths, last = [], [], 0.0
+    for i, r in enumerate(rows, start=2):
+        try:
+            length = int(r["length_bytes"])
+            if "interval_ns" in cols:
+                gap = float(r["interval_ns"])
+            else:
+                t = float(r["time_ns"])
+                gap, last = t - last, t
+        except (TypeError, ValueError):
+            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: not a number") from None
+        if not 64 <= length <= max_frame_bytes:
+            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: length_bytes {length} outside 64..{max_frame_bytes} (MTU + 18)")
+        if gap < 0:
+            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: time goes backwards")
+        if lengths and gap * 1e-9 < (lengths[-1] + 20) * 8 / link_bps - 1e-15:
+            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: {gap:g} ns after a {lengths[-1]}-byte frame is faster than the {link_bps / 1e9:g} Gbps link")
+        gaps.append(round(gap * 1000))
+        lengths.append(length)
+    if sum(gaps) == 0:
+        raise ConfigError(f"{KEY}: {str(p)!r} has no time between frames; it would replay forever at one instant")
+    # The first frame's gap also separates one replay from the next; a zero one (a trace that
+    # starts at time 0) becomes the mean gap of the rest.
+    if gaps[0] == 0:
+        gaps[0] = round(sum(gaps) / max(1, len(gaps) - 1))
+    return gaps, lengths
