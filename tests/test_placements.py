@@ -90,3 +90,15 @@ def test_offload_interrupt_target_variant_b_sends_nic_interrupts_to_the_nic_proc
     assert p["node1.cpu0"]["nic_irq_per_s"] == 0 and p["node1.nic_cpu"]["nic_irq_per_s"] > 0
     # cpu0 learns of data only through wake-ups.
     assert p["node1.cpu0"]["ipi_per_s"] > 0
+
+
+def test_toe_transmit_model_moves_send_side_protocol_work_to_the_nic():
+    sets = {**SHORT, "workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "1 MiB"}
+    linux = procs(api.run("ortiz2008-offload", sets))
+    toe_out = api.run("ortiz2008-offload", {**sets, "tx.model": "toe"})
+    toe = procs(toe_out)
+    assert toe_out["config"]["placements"][0]["tx_output"] == "protocol"
+    assert linux["node0.cpu0"]["busy"]["tcpip"] > 0 and toe["node0.cpu0"]["busy"]["tcpip"] == 0
+    assert toe["node0.nic_cpu"]["busy"]["tcpip"] > linux["node0.nic_cpu"]["busy"]["tcpip"]
+    # Where the protocol stays on a host CPU, tx.model = toe changes nothing.
+    assert resolve("ortiz2008-onload", {"tx.model": "toe"}).core["placements"][1]["tx_output"] == "thread"

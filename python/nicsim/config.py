@@ -248,6 +248,8 @@ def placement_table(v: dict, preset: str, overrides: bool) -> dict[str, str]:
             if v[f"placement.{f}"]:
                 t[f] = v[f"placement.{f}"]
     t["irq_target"] = t["driver"]
+    # A TOE takes over send-initiated output only where the protocol runs on the NIC.
+    t["tx_output"] = "protocol" if v["tx.model"] == "toe" and t["protocol"] == "nic_cpu" else "thread"
     t["name"] = preset if not any(v[f"placement.{f}"] for f in ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")) or not overrides else f"{preset}+custom"
     return t
 
@@ -298,7 +300,7 @@ def build_core(v: dict, costs: dict) -> dict:
     """The nested document the Rust core deserialises (every field, base units)."""
     core: dict[str, Any] = {}
     for p in PARAMS:
-        if p.key.startswith(("placement.", "costs.")) or p.kind == "path":
+        if p.key.startswith(("placement.", "costs.")) or p.kind == "path" or p.key == "tx.model":
             continue
         parts = p.key.split(".")
         d = core

@@ -220,6 +220,17 @@ pub struct Placement {
     pub irq_target: ProcName,
     pub irq_path: IrqPath,
     pub rx_mode: RxMode,
+    /// Who runs send-initiated `tx.tcp`/`tx.ip`/`tx.dev` and the reader's window updates.
+    pub tx_output: TxOutput,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxOutput {
+    /// Linux: the thread that calls send, in process context (host-path §5.3 `linux`).
+    Thread,
+    /// An idealised TOE: the protocol processor, after a doorbell (§5.3 `toe`).
+    Protocol,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -8,7 +8,7 @@
 //!       → wake → context switch → read(): syscall, copy → application
 //! ```
 
-use crate::config::{Category, Config, Costs, IrqPath, RxMode, RxNotify, SoftirqKick, StageCost};
+use crate::config::{Category, Config, Costs, IrqPath, RxMode, RxNotify, SoftirqKick, StageCost, TxOutput};
 use crate::engine::Engine;
 use crate::hw::bus::{Initiator, IoBus, NorthBridge};
 use crate::hw::cpu::{Ctx, Job, MemPath, MemoryModel, Notice, Piece, Processor, Then};
@@ -787,7 +787,8 @@ impl Node {
                     return None;
                 }
                 let n = left.min(space);
-                mk(self, Effect::Copied { bytes: n, push: n == left }, &[self.piece(&c.tx_copy, n, 1), self.piece(&c.skb_alloc, 0, 1)])
+                let bell = self.toe_doorbell(tid);
+                mk(self, Effect::Copied { bytes: n, push: n == left }, &[self.piece(&c.tx_copy, n, 1), self.piece(&c.skb_alloc, 0, 1), bell])
             }
             Op::Recv(_) => {
                 let avail = self.tcp.readable().min(left);
@@ -796,12 +797,42 @@ impl Node {
                     return None;
                 }
                 let skbs = avail.div_ceil(self.tcp.mss as u64) as u32;
-                mk(self, Effect::Read { bytes: avail }, &[self.piece(&c.rx_copy, avail, skbs), self.piece(&c.skb_free, 0, skbs)])
+                let bell = self.toe_doorbell(tid);
+                mk(self, Effect::Read { bytes: avail }, &[self.piece(&c.rx_copy, avail, skbs), self.piece(&c.skb_free, 0, skbs), bell])
             }
             Op::Compute { cycles, refs } => {
                 let p = Piece { cat: Some(Category::App), cycles, refs, ..Default::default() };
                 mk(self, Effect::ComputeDone, &[self.piece(&c.app_message, 0, 1), p])
             }
+        }
+    }
+
+    /// With a TOE (`tx_output = protocol`) each send or read call rings the NIC processor's
+    /// doorbell, so the output work runs there; Linux sends from the calling thread.
+    fn toe_doorbell(&self, tid: usize) -> Piece {
+        let to = self.roles.protocol;
+        if self.roles.tx_output == TxOutput::Protocol && self.threads[tid].proc != to {
+            self.notify_cost(to)
+        } else {
+            Piece::default()
+        }
+    }
+
+    fn output_from_thread(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize, segs: Vec<Segment>) {
+        if segs.is_empty() {
+            return;
+        }
+        if self.roles.tx_output == TxOutput::Thread {
+            self.threads[tid].xmit.extend(segs);
+            return;
+        }
+        self.sq.xmit.extend(segs);
+        let to = self.roles.protocol;
+        if self.threads[tid].proc == to {
+            self.raise_softirq_local();
+            self.kick(eng, wire, to);
+        } else {
+            self.notify(eng, to, Notice::RaiseSoftirq);
         }
     }
 
@@ -833,7 +864,7 @@ impl Node {
                 t.left -= bytes;
                 t.bytes_written += bytes;
                 let segs = self.tcp.output(now);
-                self.threads[tid].xmit.extend(segs);
+                self.output_from_thread(eng, wire, tid, segs);
             }
             Effect::Read { bytes } => {
                 self.stats.copy_bytes += bytes;
@@ -843,7 +874,7 @@ impl Node {
                 t.bytes_read += n;
                 if ack {
                     let a = self.tcp.make_ack();
-                    self.threads[tid].xmit.push_back(a);
+                    self.output_from_thread(eng, wire, tid, vec![a]);
                 }
                 // read() returns once the queue is drained; the next read is a new call.
                 if self.tcp.readable() == 0 {

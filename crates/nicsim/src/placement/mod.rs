@@ -2,7 +2,7 @@
 //! interrupt goes and how, and how the NIC hands received frames to the host (host-path §5).
 //! No model branches on a placement's name; `Roles` is all the node consults.
 
-use crate::config::{IrqPath, Placement, ProcName, RxMode};
+use crate::config::{IrqPath, Placement, ProcName, RxMode, TxOutput};
 
 /// A placement resolved to processor indices of one node.
 #[derive(Clone, Copy, Debug)]
@@ -14,6 +14,7 @@ pub struct Roles {
     pub irq_target: usize,
     pub irq_path: IrqPath,
     pub rx_mode: RxMode,
+    pub tx_output: TxOutput,
 }
 
 /// Processor names of a node, in index order.
@@ -48,6 +49,7 @@ impl Roles {
             irq_target: index_of(names, p.irq_target, "irq_target")?,
             irq_path: p.irq_path,
             rx_mode: p.rx_mode,
+            tx_output: p.tx_output,
         };
         let nic = names.iter().position(|n| *n == "nic_cpu");
         if Some(r.comm) == nic || Some(r.app) == nic {
