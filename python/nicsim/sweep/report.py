@@ -223,8 +223,8 @@ def _gamma_rows(df: pd.DataFrame, params: dict, results: dict) -> list[dict]:
     return rows
 
 
-def fig_gamma_throughput(rows: list[dict]) -> Any:
-    fig, ax = plt.subplots(figsize=(7.0, 4.4))
+def _gamma_curves(rows: list[dict]):
+    """One curve per (placement, other swept keys), sorted by γ: (placement, label, line style, rows)."""
     groups: dict[tuple, list] = defaultdict(list)
     for r in rows:
         groups[(r["placement"], r["others"])].append(r)
@@ -234,6 +234,12 @@ def fig_gamma_throughput(rows: list[dict]) -> Any:
         ls = LINESTYLES[rank[pl] % len(LINESTYLES)]
         rank[pl] += 1
         lab = pl + ("" if not others else ", " + ", ".join(f"{_short(k)}={v}" for k, v in others))
+        yield pl, lab, ls, rs
+
+
+def fig_gamma_throughput(rows: list[dict]) -> Any:
+    fig, ax = plt.subplots(figsize=(7.0, 4.4))
+    for pl, lab, ls, rs in _gamma_curves(rows):
         ax.plot([r["gamma"] for r in rs], [r["mbps"] for r in rs], linestyle=ls, marker="o", ms=3, color=colour(pl), label=lab)
     ax.set(xlabel="application ratio γ = a/o (dimensionless)", ylabel="Hpcbench throughput (Mbps, 10⁶ bit/s)",
            title="Hpcbench throughput against application load")
@@ -260,15 +266,7 @@ def fig_delta_b(table: list[dict]) -> Any:
     from ..analytic.laws import laws_prediction
 
     fig, ax = plt.subplots(figsize=(7.0, 4.6))
-    groups: dict[tuple, list] = defaultdict(list)
-    for r in table:
-        groups[(r["placement"], r["others"])].append(r)
-    rank: dict[str, int] = defaultdict(int)
-    for (pl, others), rs in groups.items():
-        rs.sort(key=lambda r: r["gamma"])
-        ls = LINESTYLES[rank[pl] % len(LINESTYLES)]
-        rank[pl] += 1
-        lab = pl + ("" if not others else ", " + ", ".join(f"{_short(k)}={v}" for k, v in others))
+    for pl, lab, ls, rs in _gamma_curves(table):
         g = np.array([r["gamma"] for r in rs])
         ax.plot(g, [r["delta_b"] for r in rs], linestyle="none", marker="o", ms=5, color=colour(pl), label=f"{lab} (simulated)")
         q = rs[0]["laws"]  # LAWS parameters measured at the smallest γ, as `nicsim gamma-sweep` does
