@@ -56,10 +56,6 @@ impl<E> Engine<E> {
         self.executed
     }
 
-    pub fn pending(&self) -> usize {
-        self.heap.len()
-    }
-
     /// Schedules `ev` at `at`; scheduling in the past is a causality bug.
     pub fn at(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");

@@ -87,15 +87,13 @@ pub struct Thread {
     effect: Effect,
     xmit: VecDeque<Segment>,
     pub bytes_read: u64,
-    pub bytes_written: u64,
     /// Bytes of messages the load thread finished processing.
     pub consumed: u64,
-    pub ops_done: u64,
 }
 
 impl Thread {
     fn new(proc: usize) -> Self {
-        Thread { proc, op: None, left: 0, in_call: false, blocked: None, runnable: false, woken: false, saved: None, effect: Effect::None, xmit: VecDeque::new(), bytes_read: 0, bytes_written: 0, consumed: 0, ops_done: 0 }
+        Thread { proc, op: None, left: 0, in_call: false, blocked: None, runnable: false, woken: false, saved: None, effect: Effect::None, xmit: VecDeque::new(), bytes_read: 0, consumed: 0 }
     }
 
     pub fn credit(&mut self, bytes: u64) {
@@ -148,7 +146,6 @@ pub struct NodeStats {
     pub copy_bytes: u64,
     pub wakeups: u64,
     pub ipis_sent: u64,
-    pub load_queue_max: u32,
 }
 
 pub struct Node {
@@ -393,7 +390,6 @@ impl Node {
         let ctx = self.procs[p].running.as_ref().unwrap().0;
         let pr = &mut self.procs[p];
         pr.account(ctx, c.cat, t - now);
-        pr.chunk_started = now;
         pr.chunk_end = t;
         pr.chunk_cat = c.cat;
         pr.chunk_ctx = ctx;
@@ -847,7 +843,6 @@ impl Node {
         t.op = None;
         t.in_call = false;
         t.runnable = false;
-        t.ops_done += 1;
         self.done.push_back(tid);
         None
     }
@@ -860,9 +855,7 @@ impl Node {
             Effect::Copied { bytes, push } => {
                 self.stats.copy_bytes += bytes;
                 self.tcp.write(bytes, push);
-                let t = &mut self.threads[tid];
-                t.left -= bytes;
-                t.bytes_written += bytes;
+                self.threads[tid].left -= bytes;
                 let segs = self.tcp.output(now);
                 self.output_from_thread(eng, wire, tid, segs);
             }

@@ -156,7 +156,6 @@ pub struct Processor {
     pub hardirq_q: std::collections::VecDeque<Job>,
     pub suspended: [Option<Job>; 3],
     pub running: Option<(Ctx, Job)>,
-    pub chunk_started: Time,
     /// End, category and context of the chunk in progress, so snapshots can exclude its future.
     pub chunk_end: Time,
     pub chunk_cat: Category,
@@ -175,16 +174,11 @@ impl Processor {
             hardirq_q: Default::default(),
             suspended: [None, None, None],
             running: None,
-            chunk_started: Time::ZERO,
             chunk_end: Time::ZERO,
             chunk_cat: Category::Os,
             chunk_ctx: Ctx::Process,
             stats: ProcStats::default(),
         }
-    }
-
-    pub fn is_busy(&self) -> bool {
-        self.running.is_some()
     }
 
     /// Cuts the next chunk off the running job: at most `batch_refs` references with their

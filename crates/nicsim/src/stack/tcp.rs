@@ -505,14 +505,6 @@ impl Tcp {
         self.ack_scheduled
     }
 
-    /// Sender-side bytes written, acknowledged and sent (for conservation checks).
-    pub fn seq_state(&self) -> (u64, u64, u64) {
-        (self.write_seq, self.snd_una, self.snd_nxt)
-    }
-
-    pub fn rcv_nxt(&self) -> u64 {
-        self.rcv_nxt
-    }
 }
 
 #[cfg(test)]
