@@ -331,6 +331,9 @@ impl Node {
             }
         }
         self.sq.yielded = false;
+        if let Some(j) = self.procs[p].owed.pop_front() {
+            return Some((Ctx::Process, j));
+        }
         for tid in [COMM, LOAD] {
             if self.threads[tid].proc != p || !self.threads[tid].runnable {
                 continue;
@@ -428,7 +431,7 @@ impl Node {
         match then {
             Then::HardIrq(taken) => self.after_hardirq(eng, wire, p, taken),
             Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(),
-            Then::Notified(Notice::Reschedule) => {}
+            Then::Notified(Notice::Reschedule) | Then::Nothing => {}
             Then::Softirq => {
                 let e = self.sq.effect.take().map(|b| b.0).unwrap_or(Effect::None);
                 self.apply_softirq(eng, wire, e);
@@ -734,6 +737,10 @@ impl Node {
         self.threads[tid].woken = true;
         let to = self.threads[tid].proc;
         if to != from {
+            // The handing thread pays the IPI's send on its own processor (§5.8).
+            let send = job_of(Then::Nothing, &[self.notify_cost(to)]);
+            self.procs[from].owed.push_back(send);
+            self.kick(eng, wire, from);
             self.notify(eng, to, Notice::Reschedule);
         } else {
             self.kick(eng, wire, to);

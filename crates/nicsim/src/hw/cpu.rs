@@ -42,6 +42,8 @@ pub enum Then {
     Notified(Notice),
     Softirq,
     Thread(usize),
+    /// Work with no effect beyond its cost (the sending side of a thread hand-off).
+    Nothing,
 }
 
 /// Why a processor was interrupted by another processor or the NIC doorbell.
@@ -154,6 +156,8 @@ pub struct Processor {
     pub batch_refs: f64,
     /// Jobs waiting per context; the running job sits in `running`.
     pub hardirq_q: std::collections::VecDeque<Job>,
+    /// Process-context work owed by the thread that ran last (an IPI it sent).
+    pub owed: std::collections::VecDeque<Job>,
     pub suspended: [Option<Job>; 3],
     pub running: Option<(Ctx, Job)>,
     /// End, category and context of the chunk in progress, so snapshots can exclude its future.
@@ -172,6 +176,7 @@ impl Processor {
             mem,
             batch_refs: batch_refs.max(1) as f64,
             hardirq_q: Default::default(),
+            owed: Default::default(),
             suspended: [None, None, None],
             running: None,
             chunk_end: Time::ZERO,
