@@ -88,6 +88,8 @@ PARAMS: list[Param] = [
     P("tcp.quickack_segments", "int", 16, "segments acknowledged at once at start and after idle", "[R] Linux TCP_MAX_QUICKACKS", min=0),
     P("tcp.rto_min_ps", "time", "200 ms", "minimum retransmission timeout", "[R] Linux TCP_RTO_MIN", min=1),
     P("tcp.rto_initial_ps", "time", "3 s", "retransmission timeout before an RTT sample", "[R] RFC 2988", min=1),
+    P("tcp.fast_retransmit", "bool", True, "retransmit at the duplicate-ACK threshold instead of waiting for the timer", "[R] RFC 5681; Linux default"),
+    P("tcp.dupack_threshold", "int", 3, "duplicate ACKs that trigger fast retransmit", "[R] RFC 5681", min=1),
     P("sched.wakeup_preempts", "bool", True, "a woken communication thread preempts the load thread", "[N] §2.6"),
     # placement-specific switches (host-path §5.5)
     P("tx.model", "choice", "linux", "transmit model: linux (send-initiated output on the sending thread) or toe (on the NIC processor, after a doorbell; only where the protocol runs on nic_cpu)", "[N] Q2, host-path §5.3", choices=("linux", "toe")),

@@ -149,6 +149,8 @@ pub struct Tcp {
     pub quickack_segments: u32,
     pub rto_min_ps: Duration,
     pub rto_initial_ps: Duration,
+    pub fast_retransmit: bool,
+    pub dupack_threshold: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -57,6 +57,7 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 "data_segments_sent": n.data_segments_sent,
                 "delayed_ack_expiries": n.delack_expiries,
                 "rto_expiries": n.rto_expiries,
+                "fast_retransmits": n.fast_retransmits,
                 "nic_irqs_raised": n.nic_irqs_raised,
                 "ring_flushes": {"full": n.flushes[0], "idle": n.flushes[1], "push": n.flushes[2]},
                 "wakeups_per_s": n.wakeups as f64 / secs,

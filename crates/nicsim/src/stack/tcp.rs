@@ -6,13 +6,13 @@
 //! charging, `adv_win_scale`, no window shrinking), slow start and congestion avoidance with
 //! Appropriate Byte Counting (RFC 3465), RFC 3390 initial window, cumulative ACKs, delayed and
 //! quick ACKs with `rcv_mss` estimation and the `tcp_cleanup_rbuf` window-update rule, Nagle
-//! and TCP_NODELAY, and retransmission timeout with go-back-N.
-//! Not modelled (the seam is `on_ack`'s duplicate-ACK count): fast retransmit, SACK, an
-//! out-of-order queue (out-of-order segments are dropped and counted).
+//! and TCP_NODELAY, an out-of-order queue at the receiver, fast retransmit with NewReno
+//! recovery (one segment per duplicate-ACK signal or partial ACK), and retransmission timeout
+//! with go-back-N. Not modelled: SACK.
 
 use crate::config::{BufferSemantics, Tcp as TcpCfg};
 use crate::units::{Duration, Time};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 pub const IP_HEADER_BYTES: u64 = 20;
 pub const TCP_HEADER_BYTES: u64 = 20;
@@ -49,8 +49,10 @@ pub struct TcpStats {
     pub retransmitted_segments: u64,
     pub retransmitted_bytes: u64,
     pub rto_expiries: u64,
+    pub fast_retransmits: u64,
     pub delack_expiries: u64,
     pub dup_acks: u64,
+    pub out_of_order_queued: u64,
     pub out_of_order_dropped: u64,
     pub out_of_order_bytes: u64,
     pub duplicate_bytes: u64,
@@ -97,6 +99,12 @@ pub struct Tcp {
     abc_acked: u64,
     peer_wnd: u64,
     dupacks: u32,
+    fast_retransmit: bool,
+    dupack_threshold: u32,
+    /// In fast recovery until this sequence is acknowledged.
+    recover: Option<u64>,
+    /// A segment to retransmit at once (fast retransmit, NewReno partial ACK).
+    retx_next: Option<u64>,
     srtt: Option<f64>,
     rttvar: f64,
     rto: Duration,
@@ -108,6 +116,8 @@ pub struct Tcp {
     rcv_wup: u64,
     rcv_wnd: u64,
     rx_queue: VecDeque<(u64, u64)>,
+    /// Segments received beyond a hole: sequence → (length, truesize).
+    ooo: BTreeMap<u64, (u64, u64)>,
     rmem_alloc: u64,
     rcv_mss: u64,
     ack_scheduled: bool,
@@ -153,6 +163,10 @@ impl Tcp {
             abc_acked: 0,
             peer_wnd: 0,
             dupacks: 0,
+            fast_retransmit: cfg.fast_retransmit,
+            dupack_threshold: cfg.dupack_threshold.max(1),
+            recover: None,
+            retx_next: None,
             srtt: None,
             rttvar: 0.0,
             rto: cfg.rto_initial_ps,
@@ -163,6 +177,7 @@ impl Tcp {
             rcv_wup: 0,
             rcv_wnd: 0,
             rx_queue: VecDeque::new(),
+            ooo: BTreeMap::new(),
             rmem_alloc: 0,
             rcv_mss: (mss as u64).min(536),
             ack_scheduled: false,
@@ -234,6 +249,16 @@ impl Tcp {
     /// Segments the windows and Nagle allow now; each leaves with the current ACK and window.
     pub fn output(&mut self, now: Time) -> Vec<Segment> {
         let mut out = Vec::new();
+        if let Some(seq) = self.retx_next.take() {
+            if let Some(i) = self.skbs.iter().position(|s| s.seq == seq) {
+                let skb = self.skbs[i];
+                self.skbs[i].sent_at = Some(now);
+                self.stats.retransmitted_segments += 1;
+                self.stats.retransmitted_bytes += skb.len as u64;
+                self.stats.data_segments_sent += 1;
+                out.push(self.stamp(Segment { seq: skb.seq, len: skb.len, ack: 0, win: 0, push: skb.push }));
+            }
+        }
         while self.send_head < self.skbs.len() {
             let skb = self.skbs[self.send_head];
             let end = skb.seq + skb.len as u64;
@@ -296,9 +321,10 @@ impl Tcp {
         if seg.ack > self.snd_una {
             let acked = seg.ack.min(self.snd_nxt.max(seg.ack)) - self.snd_una;
             // RTT sample from the oldest newly acknowledged segment that was not retransmitted.
+            // (Karn: no samples while retransmissions are outstanding.)
             if let Some(s) = self.skbs.front() {
                 if let Some(t) = s.sent_at {
-                    if self.backoff == 0 {
+                    if self.backoff == 0 && self.recover.is_none() {
                         self.rtt_sample((now - t).as_secs_f64());
                     }
                 }
@@ -315,20 +341,52 @@ impl Tcp {
                 }
             }
             self.snd_nxt = self.snd_nxt.max(self.snd_una);
-            self.grow_cwnd(acked);
+            match self.recover {
+                // Recovery ends when everything outstanding at its start is acknowledged.
+                Some(high) if seg.ack >= high => {
+                    self.cwnd = self.ssthresh;
+                    self.recover = None;
+                }
+                // A partial ACK: the next hole is lost too (NewReno, RFC 6582).
+                Some(_) => self.retx_next = Some(self.snd_una),
+                None => self.grow_cwnd(acked),
+            }
             self.dupacks = 0;
             self.backoff = 0;
             self.rto_deadline = if self.snd_nxt > self.snd_una { Some(now + self.rto) } else { None };
             r.space_freed = true;
             r.acked_new = true;
-        } else if seg.len == 0 && self.snd_nxt > self.snd_una {
-            // Seam for fast retransmit: duplicate ACKs are counted, recovery waits for the RTO.
+        } else if seg.len == 0 && self.snd_max > self.snd_una {
             self.dupacks += 1;
             self.stats.dup_acks += 1;
+            self.on_dupack(r);
         }
         if seg.win > 0 {
             r.acked_new = true; // a window update may allow output too
         }
+    }
+
+    /// Fast retransmit at the duplicate-ACK threshold (RFC 5681 §3.2), then window inflation
+    /// by one segment per further duplicate while recovery lasts.
+    fn on_dupack(&mut self, r: &mut Input) {
+        let mss = self.mss as u64;
+        if self.recover.is_some() {
+            self.cwnd += mss;
+            r.acked_new = true;
+        } else if self.fast_retransmit && self.dupacks == self.dupack_threshold {
+            self.stats.fast_retransmits += 1;
+            self.ssthresh = ((self.snd_max - self.snd_una) / 2).max(2 * mss);
+            self.cwnd = self.ssthresh + self.dupack_threshold as u64 * mss;
+            self.recover = Some(self.snd_max);
+            self.retx_next = Some(self.snd_una);
+            r.acked_new = true;
+        }
+    }
+
+    /// Resend from the first unacknowledged byte.
+    fn go_back(&mut self) {
+        self.snd_nxt = self.snd_una;
+        self.send_head = 0;
     }
 
     /// Slow start with Appropriate Byte Counting (L = 2 MSS), then congestion avoidance.
@@ -372,8 +430,9 @@ impl Tcp {
         self.ssthresh = (self.in_flight() / 2).max(2 * mss);
         self.cwnd = mss;
         self.abc_acked = 0;
-        self.snd_nxt = self.snd_una;
-        self.send_head = 0;
+        self.recover = None;
+        self.retx_next = None;
+        self.go_back();
         self.backoff += 1;
         self.rto = Duration(self.rto.0.saturating_mul(2)).min(Duration(120_000_000_000_000));
         self.rto_deadline = None;
@@ -416,8 +475,14 @@ impl Tcp {
         }
         let len = seg.len as u64;
         if seg.seq != self.rcv_nxt {
-            if seg.seq + len <= self.rcv_nxt {
+            let ts = self.truesize(len);
+            if seg.seq < self.rcv_nxt || self.ooo.contains_key(&seg.seq) {
                 self.stats.duplicate_bytes += len;
+            } else if self.rmem_alloc + ts <= self.rcvbuf {
+                // Beyond a hole: hold it until the hole fills.
+                self.ooo.insert(seg.seq, (len, ts));
+                self.rmem_alloc += ts;
+                self.stats.out_of_order_queued += 1;
             } else {
                 self.stats.out_of_order_dropped += 1;
                 self.stats.out_of_order_bytes += len;
@@ -440,6 +505,17 @@ impl Tcp {
         self.rmem_alloc += ts;
         self.rx_queue.push_back((len, ts));
         r.delivered_bytes = len;
+        // The hole is filled: queued segments that now follow in order join the queue.
+        while let Some((&seq, &(l, t))) = self.ooo.iter().next() {
+            if seq != self.rcv_nxt {
+                break;
+            }
+            self.ooo.remove(&seq);
+            self.rcv_nxt += l;
+            self.rx_queue.push_back((l, t));
+            r.delivered_bytes += l;
+            r.ack_now = true;
+        }
         self.ack_scheduled = true;
         // Every second full-sized segment is acknowledged at once (RFC 1122, host-path §6
         // item 5), and every segment in quick-ack mode.
@@ -508,10 +584,10 @@ impl Tcp {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests_support {
     use super::*;
 
-    fn cfg() -> TcpCfg {
+    pub fn cfg() -> TcpCfg {
         TcpCfg {
             socket_buffer_bytes: 65536,
             buffer_semantics: BufferSemantics::Linux,
@@ -524,8 +600,16 @@ mod tests {
             quickack_segments: 0,
             rto_min_ps: Duration(200_000_000_000),
             rto_initial_ps: Duration(3_000_000_000_000),
+            fast_retransmit: true,
+            dupack_threshold: 3,
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::cfg;
+    use super::*;
 
     #[test]
     fn mss_follows_mtu_and_timestamps() {
@@ -585,13 +669,17 @@ mod tests {
     }
 
     #[test]
-    fn out_of_order_segment_is_dropped_counted_and_dup_acked() {
+    fn out_of_order_segment_is_held_dup_acked_and_delivered_when_the_hole_fills() {
         let mut b = Tcp::new(&cfg(), 1500, true);
-        let s = Segment { seq: 5000, len: 1000, ack: 0, win: 60000, push: false };
-        let r = b.on_segment(Time(0), &s);
+        let later = Segment { seq: 1000, len: 1000, ack: 0, win: 60000, push: false };
+        let r = b.on_segment(Time(0), &later);
         assert!(r.ack_now);
         assert_eq!(r.delivered_bytes, 0);
-        assert_eq!(b.stats.out_of_order_bytes, 1000);
+        assert_eq!(b.stats.out_of_order_queued, 1);
+        let hole = Segment { seq: 0, len: 1000, ack: 0, win: 60000, push: false };
+        let r = b.on_segment(Time(1), &hole);
+        assert_eq!(r.delivered_bytes, 2000);
+        assert_eq!(b.readable(), 2000);
     }
 
     #[test]
@@ -606,5 +694,37 @@ mod tests {
         assert_eq!(again.len(), 1);
         assert_eq!(again[0].seq, 0);
         assert_eq!(a.stats.retransmitted_bytes, 1448);
+    }
+}
+
+#[cfg(test)]
+mod recovery_tests {
+    use super::tests_support::cfg;
+    use super::*;
+
+    #[test]
+    fn three_duplicate_acks_retransmit_without_waiting_for_the_timer() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.cwnd = 10 * 1448;
+        a.write(10 * 1448, true);
+        assert_eq!(a.output(Time(0)).len(), 10);
+        let dup = Segment { seq: 0, len: 0, ack: 1448, win: 60000, push: false };
+        let first = a.on_segment(Time(10), &dup);
+        assert!(first.acked_new);
+        for t in 11..13 {
+            a.on_segment(Time(t), &dup);
+        }
+        assert_eq!(a.stats.fast_retransmits, 0, "two duplicates are not enough");
+        let r = a.on_segment(Time(13), &dup);
+        assert!(r.acked_new);
+        assert_eq!(a.stats.fast_retransmits, 1);
+        let again = a.output(Time(14));
+        assert_eq!(again.len(), 1, "only the missing segment");
+        assert_eq!(again[0].seq, 1448);
+        assert_eq!(a.stats.rto_expiries, 0);
+        // Recovery ends when everything sent before it is acknowledged.
+        let full = Segment { seq: 0, len: 0, ack: 10 * 1448, win: 60000, push: false };
+        a.on_segment(Time(20), &full);
+        assert_eq!(a.cwnd, a.ssthresh);
     }
 }

@@ -82,20 +82,35 @@ mod conservation {
 mod ring_overflow {
     use super::*;
 
-    #[test]
-    fn a_full_ring_drops_counts_and_tcp_recovers_by_timeout() {
+    fn overflowing(fast_retransmit: bool) -> Value {
         let mut c = base();
-        c.nic.rx_ring_entries = 2;
+        c.nic.rx_ring_entries = 4;
         c.nic.mtu_bytes = 1500;
-        stream(&mut c, &[256 * 1024], 2000);
-        c.workload.netpipe.trials = 1;
+        c.tcp.fast_retransmit = fast_retransmit;
+        stream(&mut c, &[256 * 1024], 500);
         let v = run(&c);
         cons_holds(&v);
+        v
+    }
+
+    #[test]
+    fn a_full_ring_drops_counts_and_tcp_recovers_by_timeout() {
+        let v = overflowing(false);
         assert!(node(&v, "node1", "rx_dropped_ring_frames") > 0.0, "frames were dropped");
         assert!(node(&v, "node0", "retransmitted_bytes") > 0.0, "the sender retransmitted");
         assert!(node(&v, "node0", "rto_expiries") > 0.0, "recovery went through the RTO");
         let dropped = v["conservation"]["node0_to_node1"]["dropped_bytes"].as_u64().unwrap();
         assert!(dropped > 0);
+    }
+
+    #[test]
+    fn fast_retransmit_recovers_sooner_than_the_timer() {
+        let slow = overflowing(false);
+        let fast = overflowing(true);
+        assert!(node(&fast, "node0", "fast_retransmits") > 0.0);
+        assert_eq!(node(&fast, "node0", "rto_expiries"), 0.0);
+        let t = |v: &Value| last_point(v)["throughput_mbps"].as_f64().unwrap();
+        assert!(t(&fast) > 5.0 * t(&slow), "fast {} vs RTO only {}", t(&fast), t(&slow));
     }
 }
 
