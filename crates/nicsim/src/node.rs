@@ -30,6 +30,7 @@ pub enum Ev {
     AccIdle { node: u8, at: Time },
     Delack { node: u8, at: Time },
     Rto { node: u8, at: Time },
+    Persist { node: u8, at: Time },
     Workload,
 }
 
@@ -72,6 +73,7 @@ enum Effect {
 pub enum TimerKind {
     Delack,
     Rto,
+    Persist,
 }
 
 #[derive(Clone, Debug)]
@@ -186,6 +188,7 @@ pub struct Node {
     pub load_queue_cap: u32,
     scheduled_delack: Option<Time>,
     scheduled_rto: Option<Time>,
+    scheduled_persist: Option<Time>,
     last_thread: Vec<Option<usize>>,
     /// Threads whose operation finished, for the workload to act on.
     pub done: VecDeque<usize>,
@@ -283,6 +286,7 @@ impl Node {
             load_queue_cap: 1,
             scheduled_delack: None,
             scheduled_rto: None,
+            scheduled_persist: None,
             last_thread: vec![None; procs.len()],
             done: VecDeque::new(),
             procs,
@@ -534,6 +538,7 @@ impl Node {
             self.sq.running = true;
             self.sq.pending = false;
             self.sq.budget_used = 0;
+            self.sq.poll_ending = false;
             return mk(self, Effect::None, &[self.piece(&c.softirq_dispatch, 0, 1)]);
         }
         if let Some(seg) = self.sq.xmit.pop_front() {
@@ -662,6 +667,7 @@ impl Node {
                 let segs = self.tcp.output(now);
                 self.sq.xmit.extend(segs);
             }
+            TimerKind::Persist => self.sq.xmit.extend(self.tcp.on_persist(now)),
         }
     }
 
@@ -693,12 +699,19 @@ impl Node {
                 eng.at(t.max(eng.now()), Ev::Rto { node: self.id, at: t });
             }
         }
+        if let Some(t) = self.tcp.persist_deadline {
+            if self.scheduled_persist != Some(t) {
+                self.scheduled_persist = Some(t);
+                eng.at(t.max(eng.now()), Ev::Persist { node: self.id, at: t });
+            }
+        }
     }
 
     pub fn on_timer(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, k: TimerKind, at: Time) {
         let fire = match k {
             TimerKind::Delack => self.tcp.on_delack(at),
             TimerKind::Rto => self.tcp.on_rto(at),
+            TimerKind::Persist => self.tcp.persist_deadline == Some(at),
         };
         if fire {
             self.sq.timers.push_back(k);

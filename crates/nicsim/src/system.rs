@@ -88,6 +88,10 @@ impl World {
                 let (n, e, mut w) = self.split(node as usize);
                 n.on_timer(e, &mut w, TimerKind::Rto, at);
             }
+            Ev::Persist { node, at } => {
+                let (n, e, mut w) = self.split(node as usize);
+                n.on_timer(e, &mut w, TimerKind::Persist, at);
+            }
             Ev::Workload => {}
         }
         true
@@ -207,9 +211,17 @@ fn transfer(w: &mut World, _cfg_mode: NetpipeMode, size: u64, reps: u64, mode: N
             w.start_op(1, COMM, Op::Recv(size));
         }
     }
+    // A transfer that cannot finish (for example a connection that keeps timing out) stops
+    // the run with an error instead of simulating forever.
+    let give_up = t0 + Duration(np_limit_ps(w));
     loop {
+        if w.eng.now() > give_up {
+            let tcp: Vec<String> = w.nodes.iter().map(|n| format!("node{}: {}", n.id, n.tcp.describe())).collect();
+            return Err(format!("a {size}-byte transfer made no progress for {:.0} s simulated; {}", (give_up - t0).as_secs_f64(), tcp.join("; ")));
+        }
         if !w.step() {
-            return Err(format!("simulation stalled: no events left during a {size}-byte transfer (a deadlock in the model)"));
+            let tcp: Vec<String> = w.nodes.iter().map(|n| format!("node{}: {}", n.id, n.tcp.describe())).collect();
+            return Err(format!("simulation stalled: no events left during a {size}-byte transfer (a deadlock in the model); {}", tcp.join("; ")));
         }
         while let Some((node, tid)) = w.take_done() {
             if tid != COMM {
@@ -245,6 +257,11 @@ fn transfer(w: &mut World, _cfg_mode: NetpipeMode, size: u64, reps: u64, mode: N
             }
         }
     }
+}
+
+/// How long one NetPIPE transfer may take: a hundred times NetPIPE's own stop time.
+fn np_limit_ps(w: &World) -> u64 {
+    w.cfg.workload.netpipe.stop_ps.0.saturating_mul(100)
 }
 
 /// Result of an Hpcbench run: bytes the receiving application consumed in the window.

@@ -61,7 +61,7 @@ impl Duration {
 impl Add<Duration> for Time {
     type Output = Time;
     fn add(self, d: Duration) -> Time {
-        Time(self.0 + d.0)
+        Time(self.0.checked_add(d.0).unwrap_or_else(|| panic!("time overflow: {} ps + {} ps", self.0, d.0)))
     }
 }
 impl AddAssign<Duration> for Time {

@@ -17,6 +17,9 @@ use std::collections::{BTreeMap, VecDeque};
 pub const IP_HEADER_BYTES: u64 = 20;
 pub const TCP_HEADER_BYTES: u64 = 20;
 pub const TIMESTAMP_OPTION_BYTES: u64 = 12;
+/// Sequence number a window probe carries: outside any window, so the peer answers with an
+/// ACK that states its current window (Linux sends `snd_una - 1` for the same effect).
+pub const WINDOW_PROBE_SEQ: u64 = u64::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment {
@@ -51,6 +54,7 @@ pub struct TcpStats {
     pub rto_expiries: u64,
     pub fast_retransmits: u64,
     pub delack_expiries: u64,
+    pub window_probes: u64,
     pub dup_acks: u64,
     pub out_of_order_queued: u64,
     pub out_of_order_dropped: u64,
@@ -98,6 +102,8 @@ pub struct Tcp {
     ssthresh: u64,
     abc_acked: u64,
     peer_wnd: u64,
+    /// Largest window the peer has offered, for sender-side silly-window avoidance.
+    max_peer_wnd: u64,
     dupacks: u32,
     fast_retransmit: bool,
     dupack_threshold: u32,
@@ -110,6 +116,8 @@ pub struct Tcp {
     rto: Duration,
     backoff: u32,
     pub rto_deadline: Option<Time>,
+    /// Persist timer: armed while unsent data waits on a window too small to use.
+    pub persist_deadline: Option<Time>,
     // receiver
     rcv_nxt: u64,
     copied_seq: u64,
@@ -162,6 +170,7 @@ impl Tcp {
             ssthresh: u64::MAX / 4,
             abc_acked: 0,
             peer_wnd: 0,
+            max_peer_wnd: 0,
             dupacks: 0,
             fast_retransmit: cfg.fast_retransmit,
             dupack_threshold: cfg.dupack_threshold.max(1),
@@ -172,6 +181,7 @@ impl Tcp {
             rto: cfg.rto_initial_ps,
             backoff: 0,
             rto_deadline: None,
+            persist_deadline: None,
             rcv_nxt: 0,
             copied_seq: 0,
             rcv_wup: 0,
@@ -191,6 +201,7 @@ impl Tcp {
         };
         t.rcv_wnd = t.select_window_raw();
         t.peer_wnd = t.rcv_wnd; // symmetric endpoints: the handshake advertised this
+        t.max_peer_wnd = t.peer_wnd;
         t.quick = t.quickack_max;
         t
     }
@@ -223,9 +234,9 @@ impl Tcp {
     pub fn write(&mut self, len: u64, push: bool) {
         let mut left = len;
         // Fill the unsent tail skb first, as tcp_sendmsg does.
-        let has_unsent = self.skbs.len() > self.send_head;
+        // Only a tail that never left may grow (after a timeout everything is "unsent" again).
         if let Some(tail) = self.skbs.back_mut() {
-            if has_unsent && (tail.len as u64) < self.mss as u64 {
+            if tail.sent_at.is_none() && (tail.len as u64) < self.mss as u64 {
                 let add = left.min(self.mss as u64 - tail.len as u64);
                 tail.len += add as u32;
                 tail.push |= push && add == left;
@@ -260,11 +271,19 @@ impl Tcp {
             }
         }
         while self.send_head < self.skbs.len() {
-            let skb = self.skbs[self.send_head];
-            let end = skb.seq + skb.len as u64;
+            let mut skb = self.skbs[self.send_head];
+            let mut end = skb.seq + skb.len as u64;
             let limit = self.snd_una + self.cwnd.min(self.peer_wnd);
             if end > limit {
-                break;
+                // Send what fits when that is worth a segment (RFC 1122 sender-side SWS
+                // avoidance: at least min(MSS, half the largest window offered)).
+                let usable = limit.saturating_sub(skb.seq);
+                if usable == 0 || usable < (self.mss as u64).min(self.max_peer_wnd / 2).max(1) {
+                    break;
+                }
+                self.split(self.send_head, usable);
+                skb = self.skbs[self.send_head];
+                end = skb.seq + skb.len as u64;
             }
             // Nagle: a small segment waits while data is unacknowledged.
             if !self.nodelay && (skb.len as u64) < self.mss as u64 && self.in_flight() > 0 {
@@ -290,7 +309,36 @@ impl Tcp {
             self.last_data_sent = now;
             out.push(self.stamp(Segment { seq: skb.seq, len: skb.len, ack: 0, win: 0, push: skb.push }));
         }
+        // Data waits, nothing is in flight to bring an ACK: probe the window later (persist).
+        let waiting = self.send_head < self.skbs.len() && self.snd_nxt == self.snd_una;
+        self.persist_deadline = match (waiting, self.persist_deadline) {
+            (true, None) => Some(now + self.rto),
+            (true, d) => d,
+            (false, _) => None,
+        };
         out
+    }
+
+    /// The persist timer fired at `now`: a window probe to send, if it is still needed.
+    pub fn on_persist(&mut self, now: Time) -> Option<Segment> {
+        if self.persist_deadline.is_none_or(|d| d > now) {
+            return None;
+        }
+        self.persist_deadline = None;
+        self.stats.window_probes += 1;
+        Some(self.stamp(Segment { seq: WINDOW_PROBE_SEQ, len: 0, ack: 0, win: 0, push: false }))
+    }
+
+    /// Cuts skb `i` after `first` bytes (tcp_fragment); the tail keeps the PUSH flag.
+    fn split(&mut self, i: usize, first: u64) {
+        let s = self.skbs[i];
+        let tail = TxSkb { seq: s.seq + first, len: s.len - first as u32, push: s.push, sent_at: None };
+        self.skbs[i].len = first as u32;
+        self.skbs[i].push = false;
+        self.skbs.insert(i + 1, tail);
+        if self.charge_truesize {
+            self.wmem_queued += self.skb_overhead;
+        }
     }
 
     /// A pure ACK carrying the current cumulative ACK and window.
@@ -318,6 +366,7 @@ impl Tcp {
 
     fn on_ack(&mut self, now: Time, seg: &Segment, r: &mut Input) {
         self.peer_wnd = seg.win as u64;
+        self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
         if seg.ack > self.snd_una {
             let acked = seg.ack.min(self.snd_nxt.max(seg.ack)) - self.snd_una;
             // RTT sample from the oldest newly acknowledged segment that was not retransmitted.
@@ -471,7 +520,17 @@ impl Tcp {
         let mut r = Input::default();
         self.on_ack(now, seg, &mut r);
         if seg.len == 0 {
+            // A window probe asks for our current window.
+            r.ack_now = seg.seq == WINDOW_PROBE_SEQ;
             return r;
+        }
+        // A retransmission that overlaps what arrived already: keep only the new tail.
+        let mut seg = *seg;
+        if seg.seq < self.rcv_nxt && seg.seq + seg.len as u64 > self.rcv_nxt {
+            let old = self.rcv_nxt - seg.seq;
+            self.stats.duplicate_bytes += old;
+            seg.len -= old as u32;
+            seg.seq = self.rcv_nxt;
         }
         let len = seg.len as u64;
         if seg.seq != self.rcv_nxt {
@@ -528,6 +587,16 @@ impl Tcp {
         r
     }
 
+    /// The connection's state in one line, for diagnosing a stalled run.
+    pub fn describe(&self) -> String {
+        format!(
+            "written {} una {} nxt {} cwnd {} peer_wnd {} wmem {}/{}; rcv_nxt {} read {} rcv_wnd {} rmem {}/{} ooo {} delack {:?} rto {:?}",
+            self.write_seq, self.snd_una, self.snd_nxt, self.cwnd, self.peer_wnd, self.wmem_queued, self.sndbuf,
+            self.rcv_nxt, self.copied_seq, self.rcv_wnd, self.rmem_alloc, self.rcvbuf, self.ooo.len(),
+            self.delack_deadline.map(|t| t.0), self.rto_deadline.map(|t| t.0)
+        )
+    }
+
     /// Bytes queued for the reader.
     pub fn readable(&self) -> u64 {
         self.rcv_nxt - self.copied_seq
@@ -558,7 +627,10 @@ impl Tcp {
         }
         if copied > 0 && !ack {
             let now_w = self.window_now();
-            let clamp = self.rcvbuf - (self.rcvbuf >> self.adv_win_scale);
+            let clamp = match self.semantics {
+                BufferSemantics::Linux => self.rcvbuf - (self.rcvbuf >> self.adv_win_scale),
+                BufferSemantics::Literal => self.requested_buf,
+            };
             if 2 * now_w <= clamp {
                 let new_w = self.select_window_raw();
                 if new_w > 0 && new_w >= 2 * now_w {
@@ -726,5 +798,86 @@ mod recovery_tests {
         let full = Segment { seq: 0, len: 0, ack: 10 * 1448, win: 60000, push: false };
         a.on_segment(Time(20), &full);
         assert_eq!(a.cwnd, a.ssthresh);
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::tests_support::cfg;
+    use super::*;
+
+    #[test]
+    fn a_window_smaller_than_a_segment_sends_what_fits() {
+        let mut a = Tcp::new(&cfg(), 9000, true);
+        a.peer_wnd = 6144;
+        a.max_peer_wnd = 6144;
+        a.write(8948, true);
+        let out = a.output(Time(0));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].len, 6144);
+        assert!(!out[0].push, "the tail keeps PUSH");
+        // The rest goes when the window reopens.
+        let ack = Segment { seq: 0, len: 0, ack: 6144, win: 6144, push: false };
+        a.on_segment(Time(10), &ack);
+        let rest = a.output(Time(10));
+        assert_eq!((rest[0].seq, rest[0].len, rest[0].push), (6144, 8948 - 6144, true));
+    }
+
+    #[test]
+    fn silly_windows_are_not_filled() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.peer_wnd = 100;
+        a.max_peer_wnd = 60000;
+        a.write(1448, true);
+        assert!(a.output(Time(0)).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod persist_tests {
+    use super::tests_support::cfg;
+    use super::*;
+
+    #[test]
+    fn a_stuck_sender_probes_the_window_and_the_peer_answers() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.peer_wnd = 100;
+        a.max_peer_wnd = 60000;
+        a.write(1448, true);
+        assert!(a.output(Time(0)).is_empty());
+        let t = a.persist_deadline.expect("persist timer armed");
+        let probe = a.on_persist(t).expect("a probe");
+        assert_eq!((probe.seq, probe.len), (WINDOW_PROBE_SEQ, 0));
+        let mut b = Tcp::new(&cfg(), 1500, true);
+        assert!(b.on_segment(t, &probe).ack_now, "the peer answers a probe with its window");
+    }
+}
+
+#[cfg(test)]
+mod overlap_tests {
+    use super::tests_support::cfg;
+    use super::*;
+
+    #[test]
+    fn a_retransmission_overlapping_received_data_delivers_only_the_new_part() {
+        let mut b = Tcp::new(&cfg(), 1500, true);
+        b.on_segment(Time(0), &Segment { seq: 0, len: 1000, ack: 0, win: 60000, push: false });
+        let r = b.on_segment(Time(1), &Segment { seq: 500, len: 1000, ack: 0, win: 60000, push: false });
+        assert_eq!(r.delivered_bytes, 500);
+        assert_eq!(b.readable(), 1500);
+        assert_eq!(b.stats.duplicate_bytes, 500);
+    }
+
+    #[test]
+    fn a_sent_tail_does_not_grow_after_a_timeout() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.write(700, true);
+        assert_eq!(a.output(Time(0)).len(), 1);
+        let t = a.rto_deadline.unwrap();
+        assert!(a.on_rto(t));
+        a.write(300, true);
+        let out = a.output(t);
+        // The resent segment keeps its boundaries; the new bytes follow in their own.
+        assert_eq!(out.iter().map(|s| (s.seq, s.len)).collect::<Vec<_>>(), vec![(0, 700), (700, 300)]);
     }
 }

@@ -1,0 +1,41 @@
+"""Random combinations of the knobs that shape the path: every run finishes, conserves bytes
+and returns either results or a clear error, never a crash or an endless run."""
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from nicsim import ConfigError, api
+
+KNOBS = {
+    "nic.mtu_bytes": st.sampled_from(["1500 B", "4000 B", "9000 B"]),
+    "nic.rx_ring_entries": st.sampled_from(["0", "2", "4", "64"]),
+    "nic.tx_ring_entries": st.sampled_from(["1", "8", "511"]),
+    "nic.rx_notify": st.sampled_from(["napi", "interrupt"]),
+    "nic.rx_coalesce_frames": st.sampled_from(["1", "4", "32"]),
+    "nic.rx_coalesce_ps": st.sampled_from(["0 us", "20 us", "500 us"]),
+    "nic.csum_offload": st.sampled_from(["true", "false"]),
+    "nic.memory_bytes": st.sampled_from(["16 KiB", "128 KiB"]),
+    "tcp.socket_buffer_bytes": st.sampled_from(["4 KiB", "16 KiB", "64 KiB", "256 KiB"]),
+    "tcp.buffer_semantics": st.sampled_from(["linux", "literal"]),
+    "tcp.fast_retransmit": st.sampled_from(["true", "false"]),
+    "tx.model": st.sampled_from(["linux", "toe"]),
+    "napi.budget": st.sampled_from(["1", "300"]),
+    "mem.batch_refs": st.sampled_from(["1", "64", "1000"]),
+    "workload.netpipe.mode": st.sampled_from(["stream", "pingpong"]),
+    "workload.netpipe.nodelay": st.sampled_from(["true", "false"]),
+    "workload.netpipe.sizes_bytes": st.sampled_from(["1 B,100 KiB", "7 B,3000 B", "64 KiB,1 MiB"]),
+}
+PRESETS = st.sampled_from(["ortiz2008-base", "ortiz2008-offload", "ortiz2008-onload", "ortiz2008-hybrid", "ortiz2008-ideal-bus"])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(preset=PRESETS, sets=st.fixed_dictionaries(KNOBS))
+def test_any_combination_runs_to_completion_and_conserves_bytes(preset, sets):
+    try:
+        out = api.run(preset, {**sets, "workload.netpipe.target_ps": "10 ms"})
+    except ConfigError:
+        return
+    assert out["points"]
+    for c in out["conservation"].values():
+        assert c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"]
+    for p in out["points"]:
+        for pr in p["processors"].values():
+            assert pr["utilisation"] <= 1.0 + 1e-9
