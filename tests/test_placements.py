@@ -102,3 +102,12 @@ def test_toe_transmit_model_moves_send_side_protocol_work_to_the_nic():
     assert toe["node0.nic_cpu"]["busy"]["tcpip"] > linux["node0.nic_cpu"]["busy"]["tcpip"]
     # Where the protocol stays on a host CPU, tx.model = toe changes nothing.
     assert resolve("ortiz2008-onload", {"tx.model": "toe"}).core["placements"][1]["tx_output"] == "thread"
+
+
+def test_onload_per_packet_interrupts_switch():
+    """host-path Q13: the literal reading of the onload NIC, one interrupt per packet."""
+    sets = {**SHORT, "workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "1 MiB", "nic.mtu_bytes": "1500 B"}
+    napi = procs(api.run("ortiz2008-onload", sets))["node1.cpu1"]["nic_irq_per_s"]
+    per_packet = procs(api.run("ortiz2008-onload", {**sets, "onload.per_packet_irq": "true"}))["node1.cpu1"]["nic_irq_per_s"]
+    assert per_packet > napi
+    assert resolve("ortiz2008-base", {"onload.per_packet_irq": "true"}).core["placements"][1]["per_packet_irq"] is False

@@ -18,6 +18,8 @@ from .params import BY_KEY, PARAMS, PROCESSORS, Param
 from .placements import PLACEMENTS
 
 PRESET_DIR = "presets"
+# Global keys that become fields of each node's placement table.
+PLACEMENT_SWITCHES = ("tx.model", "onload.per_packet_irq")
 PROFILE_DIR = "profiles"
 COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes")
 CATEGORIES = ("copy", "tcpip", "driver", "os", "app")
@@ -248,6 +250,7 @@ def placement_table(v: dict, preset: str, overrides: bool) -> dict[str, str]:
             if v[f"placement.{f}"]:
                 t[f] = v[f"placement.{f}"]
     t["irq_target"] = t["driver"]
+    t["per_packet_irq"] = preset == "onload" and v["onload.per_packet_irq"]
     # A TOE takes over send-initiated output only where the protocol runs on the NIC.
     t["tx_output"] = "protocol" if v["tx.model"] == "toe" and t["protocol"] == "nic_cpu" else "thread"
     t["name"] = preset if not any(v[f"placement.{f}"] for f in ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")) or not overrides else f"{preset}+custom"
@@ -300,7 +303,7 @@ def build_core(v: dict, costs: dict) -> dict:
     """The nested document the Rust core deserialises (every field, base units)."""
     core: dict[str, Any] = {}
     for p in PARAMS:
-        if p.key.startswith(("placement.", "costs.")) or p.kind == "path" or p.key == "tx.model":
+        if p.key.startswith(("placement.", "costs.")) or p.kind == "path" or p.key in PLACEMENT_SWITCHES:
             continue
         parts = p.key.split(".")
         d = core

@@ -224,6 +224,9 @@ pub struct Placement {
     pub rx_mode: RxMode,
     /// Who runs send-initiated `tx.tcp`/`tx.ip`/`tx.dev` and the reader's window updates.
     pub tx_output: TxOutput,
+    /// One interrupt per received packet on this node, whatever `nic.rx_notify` says
+    /// (the literal reading of the onload NIC, host-path Q13).
+    pub per_packet_irq: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

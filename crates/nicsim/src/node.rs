@@ -238,6 +238,8 @@ impl Node {
             })
             .collect::<Vec<_>>();
         let host_cpus = procs.iter().filter(|p| p.name != "nic_cpu").count();
+        // NAPI unless the placement asks for one interrupt per packet.
+        let napi = cfg.nic.rx_notify == RxNotify::Napi && !placement.per_packet_irq;
         let nic = Nic::new(NicParams {
             rx_ring_entries: cfg.nic.rx_ring_entries,
             tx_ring_entries: cfg.nic.tx_ring_entries,
@@ -246,7 +248,7 @@ impl Node {
             tx_coalesce: cfg.nic.tx_coalesce_ps,
             tx_coalesce_frames: cfg.nic.tx_coalesce_frames,
             // Ring accumulation raises one interrupt per flush and never masks (netif_rx path).
-            napi: cfg.nic.rx_notify == RxNotify::Napi && roles.rx_mode == RxMode::HostRing,
+            napi: napi && roles.rx_mode == RxMode::HostRing,
             ring_bytes: cfg.nic.memory_bytes,
             ring_slot_overhead: cfg.nic.ring_slot_overhead_bytes,
         });
@@ -266,7 +268,7 @@ impl Node {
             delivered: VecDeque::new(),
             costs: cfg.costs.clone(),
             cfg_napi_budget: cfg.napi.budget,
-            napi: cfg.nic.rx_notify == RxNotify::Napi,
+            napi,
             csum_offload: cfg.nic.csum_offload,
             pio_write_fraction: cfg.io.pio_write_fraction,
             dma_chunk: cfg.io.dma_chunk_bytes.max(1),
