@@ -42,3 +42,9 @@ def test_times_round_trip(ps):
 def test_rates_and_frequencies_round_trip(x):
     assert units.parse_rate(units.format_rate(x)) == x
     assert units.parse_freq(units.format_freq(x)) == x
+
+
+def test_a_bare_integer_string_is_in_base_units():
+    assert units.parse_size("1500") == 1500
+    assert units.parse_time("5000") == 5000
+    assert units.parse_rate("1000000000") == 10**9

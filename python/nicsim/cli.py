@@ -13,7 +13,8 @@ CATS = ("copy", "tcpip", "driver", "os", "app")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2, no usage dump
-        raise ConfigError(f"{self.prog}: {message}")
+        where = self.prog.removeprefix("nicsim").strip()
+        raise ConfigError(f"{where}: {message}" if where else f"{message} (see nicsim --help)")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -53,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="engine speed on the reference M/D/1 tandem scenario")
     b.add_argument("--json", action="store_true")
     b.add_argument("--duration", type=float, default=1.0, help="simulated seconds (default 1)")
+    # Commands with parsers of their own, listed here for --help (dispatched before argparse).
+    sub.add_parser("laws", help="evaluate LAWS and the modified LAWS; 'laws fit' fits δa, δo, τ (see nicsim laws --help)")
+    sub.add_parser("study", help="'study laws CONFIG': simulated δb(γ) against LAWS, with a fit and bound violations")
+    sub.add_parser("sweep", help="design-space sweep into a result store (see nicsim sweep --help)")
+    sub.add_parser("report", help="HTML, PNG and SVG report of a result store")
     c = sub.add_parser("calibrate", help="fit the four category scales to calibration.md T1, T2, T4, T5")
     c.add_argument("--write", action="store_true", help="write the fitted scales into the profile")
     c.add_argument("--check", action="store_true", help="only evaluate the current profile")

@@ -43,6 +43,8 @@ def _parse(v, what: str, scale_of, base: str, example: str) -> int:
         raise UnitError(f"{v!r} is not a {what}")
     if isinstance(v, int):
         return v
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v)  # a bare integer is already in base units, as the key's name says
     x, unit = _split(str(v))
     scale = scale_of(unit, v)
     if scale is None:
