@@ -111,3 +111,14 @@ def test_onload_per_packet_interrupts_switch():
     per_packet = procs(api.run("ortiz2008-onload", {**sets, "onload.per_packet_irq": "true"}))["node1.cpu1"]["nic_irq_per_s"]
     assert per_packet > napi
     assert resolve("ortiz2008-base", {"onload.per_packet_irq": "true"}).core["placements"][1]["per_packet_irq"] is False
+
+
+def test_background_cross_calls_reach_host_cpus_only_and_cost_time():
+    sets = {**SHORT, "workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "1 MiB"}
+    quiet = api.run("ortiz2008-offload", sets)
+    busy = api.run("ortiz2008-offload", {**sets, "smp.background_ipi_per_s": "20000"})
+    p = procs(busy)
+    assert p["node1.cpu0"]["ipi_per_s"] > procs(quiet)["node1.cpu0"]["ipi_per_s"] + 15_000
+    # The NIC processor hears only the driver's doorbells, one per NIC interrupt on cpu0.
+    assert p["node1.nic_cpu"]["ipi_per_s"] == pytest.approx(p["node1.cpu0"]["nic_irq_per_s"], rel=0.02)
+    assert busy["points"][0]["throughput_mbps"] < quiet["points"][0]["throughput_mbps"]

@@ -94,6 +94,7 @@ PARAMS: list[Param] = [
     # placement-specific switches (host-path §5.5)
     P("tx.model", "choice", "linux", "transmit model: linux (send-initiated output on the sending thread) or toe (on the NIC processor, after a doorbell; only where the protocol runs on nic_cpu)", "[N] Q2, host-path §5.3", choices=("linux", "toe")),
     P("onload.per_packet_irq", "bool", False, "onload NIC raises one interrupt per received packet (no NAPI on that node)", "[N] Q13: the thesis's literal reading; default as base"),
+    P("smp.background_ipi_per_s", "float", 0.0, "background cross-calls (TLB shootdowns, function calls) per second on every host CPU", "[N] Q28, host-path §5.8", min=0, max=1e6),
     P("offload.softirq_kick", "choice", "doorbell", "how the driver tells the NIC processor to run the softirq", "[N] Q31", choices=("doorbell", "ipi")),
     P("offload.ack_path", "choice", "nic_local", "ACKs built and consumed on the NIC, or through the host driver", "[N] §5.5.5", choices=("nic_local", "via_host_driver")),
     # placement (resolved into the core's per-node tables by config.py)

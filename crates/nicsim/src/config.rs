@@ -21,6 +21,7 @@ pub struct Config {
     pub tcp: Tcp,
     pub sched: Sched,
     pub offload: Offload,
+    pub smp: Smp,
     /// One resolved placement per node: `node0` sends in streaming runs, `node1` receives.
     pub placements: Vec<Placement>,
     pub costs: Costs,
@@ -157,6 +158,13 @@ pub struct Tcp {
 #[serde(deny_unknown_fields)]
 pub struct Sched {
     pub wakeup_preempts: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Smp {
+    /// Background cross-calls per second on every host CPU (Q28).
+    pub background_ipi_per_s: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

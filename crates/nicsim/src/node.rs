@@ -31,6 +31,8 @@ pub enum Ev {
     Delack { node: u8, at: Time },
     Rto { node: u8, at: Time },
     Persist { node: u8, at: Time },
+    /// A background cross-call reaches a host CPU (`smp.background_ipi_per_s`).
+    CrossCall { node: u8, proc: u8 },
     Workload,
 }
 
@@ -437,7 +439,7 @@ impl Node {
         match then {
             Then::HardIrq(taken) => self.after_hardirq(eng, wire, p, taken),
             Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(),
-            Then::Notified(Notice::Reschedule) | Then::Nothing => {}
+            Then::Notified(Notice::Reschedule | Notice::CrossCall) | Then::Nothing => {}
             Then::Softirq => {
                 let e = self.sq.effect.take().map(|b| b.0).unwrap_or(Effect::None);
                 self.apply_softirq(eng, wire, e);
@@ -1003,6 +1005,25 @@ impl Node {
             IrqDecision::ArmTimer(t) => eng.at(t, Ev::Coalesce { node: self.id, at: t }),
             IrqDecision::None => {}
         }
+    }
+
+    /// Schedules the periodic background cross-calls of every host CPU, spread in phase.
+    /// The exclusive NIC processor receives none (host-path §5.8).
+    pub fn start_cross_calls(&self, eng: &mut Engine<Ev>, per_s: f64) {
+        if per_s <= 0.0 {
+            return;
+        }
+        let host: Vec<usize> = (0..self.procs.len()).filter(|&p| self.procs[p].name != "nic_cpu").collect();
+        let period = 1e12 / per_s;
+        for (k, &p) in host.iter().enumerate() {
+            let phase = period * (k + 1) as f64 / (host.len() + 1) as f64;
+            eng.at(Time(phase as u64), Ev::CrossCall { node: self.id, proc: p as u8 });
+        }
+    }
+
+    pub fn on_cross_call(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, per_s: f64) {
+        eng.after(Duration((1e12 / per_s) as u64), Ev::CrossCall { node: self.id, proc: p as u8 });
+        self.on_irq(eng, wire, p, IrqKind::Notice(Notice::CrossCall));
     }
 
     pub fn on_coalesce(&mut self, eng: &mut Engine<Ev>, at: Time) {

@@ -36,8 +36,12 @@ impl World {
         // Payload rate of the link with full-sized segments (host-path §4.8).
         let mss = nodes[0].tcp.mss as f64;
         let wire = crate::hw::link::wire_bytes(cfg.nic.mtu_bytes) as f64;
+        let mut eng = Engine::new();
+        for n in &nodes {
+            n.start_cross_calls(&mut eng, cfg.smp.background_ipi_per_s);
+        }
         Ok(World {
-            eng: Engine::new(),
+            eng,
             nodes,
             lanes: [lane(), lane()],
             wires: [VecDeque::new(), VecDeque::new()],
@@ -91,6 +95,11 @@ impl World {
             Ev::Persist { node, at } => {
                 let (n, e, mut w) = self.split(node as usize);
                 n.on_timer(e, &mut w, TimerKind::Persist, at);
+            }
+            Ev::CrossCall { node, proc } => {
+                let per_s = self.cfg.smp.background_ipi_per_s;
+                let (n, e, mut w) = self.split(node as usize);
+                n.on_cross_call(e, &mut w, proc as usize, per_s);
             }
             Ev::Workload => {}
         }

@@ -53,6 +53,8 @@ pub enum Notice {
     RaiseSoftirq,
     /// A thread on this processor was woken (reschedule IPI).
     Reschedule,
+    /// A background cross-call (TLB shootdown, function call): only its cost.
+    CrossCall,
 }
 
 const MAX_PIECES: usize = 8;
