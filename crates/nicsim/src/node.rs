@@ -451,8 +451,8 @@ impl Node {
         }
     }
 
-    /// Sends a notification from `from` to processor `to` (IPI, or a doorbell to the NIC
-    /// processor): the sender's cost is in the caller's job; here, the flight and delivery.
+    /// Sends a notification to processor `to` (IPI, or a doorbell to the NIC processor).
+    /// The sender pays `notify_cost` in a job of its own; this is the flight and delivery.
     fn notify(&mut self, eng: &mut Engine<Ev>, to: usize, notice: Notice) {
         self.stats.ipis_sent += 1;
         let lat = if self.procs[to].name == "nic_cpu" && self.kick == SoftirqKick::Doorbell {
@@ -902,7 +902,6 @@ impl Node {
             _ => unreachable!("softirq effect in thread"),
         }
         self.sync_timers(eng);
-        // A finished receive of a whole message is handed on by the workload.
     }
 
     // ------------------------------------------------------------------ NIC, DMA, wire
