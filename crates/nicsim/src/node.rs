@@ -18,6 +18,7 @@ use crate::placement::{processor_names, Roles};
 use crate::stack::tcp::{Segment, Tcp, IP_HEADER_BYTES, TCP_HEADER_BYTES, TIMESTAMP_OPTION_BYTES};
 use crate::units::{Duration, Time};
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 /// Engine events. Every variant names the node it concerns.
 #[derive(Clone, Copy, Debug)]
@@ -167,7 +168,8 @@ pub struct Node {
     qdisc: VecDeque<Frame>,
     /// Frames a ring-accumulation burst put in host memory, waiting for the driver.
     delivered: VecDeque<Frame>,
-    costs: Costs,
+    /// Shared so that building a job borrows the profile instead of copying it.
+    costs: Rc<Costs>,
     cfg_napi_budget: u32,
     napi: bool,
     csum_offload: bool,
@@ -268,7 +270,7 @@ impl Node {
             sq: Softirq::default(),
             qdisc: VecDeque::new(),
             delivered: VecDeque::new(),
-            costs: cfg.costs.clone(),
+            costs: Rc::new(cfg.costs.clone()),
             cfg_napi_budget: cfg.napi.budget,
             napi,
             csum_offload: cfg.nic.csum_offload,
@@ -473,7 +475,7 @@ impl Node {
 
     /// An interrupt reached processor `p`.
     pub fn on_irq(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, kind: IrqKind) {
-        let c = self.costs.clone();
+        let c = Rc::clone(&self.costs);
         let job = match kind {
             IrqKind::Nic => {
                 self.procs[p].stats.irqs_nic += 1;
@@ -533,7 +535,7 @@ impl Node {
 
     /// The next step of the receive softirq on the protocol processor, or None when it ends.
     fn softirq_job(&mut self) -> Option<Job> {
-        let c = self.costs.clone();
+        let c = Rc::clone(&self.costs);
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.sq.effect = Some(EffectBox(e));
             Some(job_of(Then::Softirq, pieces))
@@ -774,7 +776,7 @@ impl Node {
 
     /// The next job of thread `tid`: pending output first, then its operation one step on.
     fn thread_job(&mut self, tid: usize) -> Option<Job> {
-        let c = self.costs.clone();
+        let c = Rc::clone(&self.costs);
         let op = self.threads[tid].op?;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.threads[tid].effect = e;
