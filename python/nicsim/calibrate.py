@@ -1,10 +1,14 @@
-"""Calibration of the default cost profile (calibration.md §4): four category scales (copy,
-TCP/IP, driver, OS) fitted to the base-system targets T1 (latency 68 µs), T2 (peak streaming
-throughput, centre of the 230–315 Mbps band), T4 (receiving cpu0 at least 90% busy at the
-peak) and T5 (the real-machine category ratios, weakly weighted; only their order is a
-target). Nothing else is fitted and no externalized run is looked at.
+"""Calibration of the default cost profile (calibration.md §1, §1.1, §4): the four category
+scales (copy, TCP/IP, driver, OS) are fitted to the base targets T1–T5 and the training rows
+P1–P3 of `validation.BUILTIN`, and to nothing else.
 
-Objective: weighted squared log errors, minimised by Nelder–Mead from all-ones in log space."""
+Objective: the sum over rows of a squared normalised miss. A row with a reference value and a
+tolerance contributes ((model − reference) / half-width)², so a row at the edge of its tolerance
+costs 1; a band, a one-sided bound or an ordering costs (distance outside / half-width)² and
+nothing inside; T5's order adds, weakly (0.25), the squared log errors of the Table 4.4 ratios.
+Optimiser: Nelder–Mead over the log scales (initial simplex step 0.3), from the committed
+profile. Structural choices (`CANDIDATES`) are fixed before the fit; each is fitted on its own
+and every candidate's residuals are reported (`nicsim calibrate --candidates`)."""
 from __future__ import annotations
 
 import json
@@ -15,84 +19,80 @@ from importlib import resources
 import numpy as np
 from scipy.optimize import minimize
 
-from . import api
 from .config import resolve
+from .validation import BUILTIN, CATEGORIES, Row, parse_tolerance, table, validate
 
-T1_US = 68.0
-T2_MBPS = (230.0 + 315.0) / 2
-T2_BAND = (230.0, 315.0)
-T4_MIN = 0.90
-T5_RATIOS = {"copy/tcpip": 20.3 / 7.2, "tcpip/os": 7.2 / 5.89, "os/driver": 5.89 / 2.82}
-WEIGHTS = {"t1": 4.0, "t2": 4.0, "t4": 50.0, "t5": 0.25}
 SCALES = ("copy", "tcpip", "driver", "os")
+T5_RATIOS = {("copy", "tcpip"): 20.3 / 7.2, ("tcpip", "os"): 7.2 / 5.89, ("os", "driver"): 5.89 / 2.82}
+T5_WEIGHT = 0.25
+ROWS: tuple[Row, ...] = tuple(r for r in BUILTIN if r.role in ("target", "training"))
 
-LATENCY_RUN = {"workload.netpipe.mode": "pingpong", "workload.netpipe.sizes_bytes": "1 B", "workload.netpipe.target_ps": "50 ms"}
-STREAM_RUN = {"workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "512 KiB,1 MiB,2 MiB", "workload.netpipe.target_ps": "200 ms"}
-PROFILE_RUN = {"workload.netpipe.target_ps": "200 ms"}
-
-
-def _with(scales: dict[str, float], extra: dict) -> dict:
-    return {**{f"costs.scale.{k}": str(v) for k, v in scales.items()}, **extra}
-
-
-def measure(scales: dict[str, float]) -> dict[str, float]:
-    """The calibration figures for a set of scales."""
-    lat = api.run(resolve("ortiz2008-base", _with(scales, LATENCY_RUN)))
-    st = api.run(resolve("ortiz2008-base", _with(scales, STREAM_RUN)))
-    prof = api.run(resolve("ortiz2008-real-profile", _with(scales, PROFILE_RUN)))
-    peak = max(st["points"], key=lambda p: p["throughput_mbps"])
-    busy = prof["points"][-1]["processors"]["node1.cpu0"]["busy"]
-    shares = {c: busy[c] for c in ("copy", "tcpip", "os", "driver")}
-    total = sum(shares.values())
-    return {
-        "t1_latency_us": lat["summary"]["latency_us"],
-        "t2_peak_mbps": peak["throughput_mbps"],
-        "t2_peak_netpipe_mbps": peak["throughput_netpipe_mbps"],
-        "t4_node1_cpu0_util": peak["processors"]["node1.cpu0"]["utilisation"],
-        "t4_node0_cpu0_util": peak["processors"]["node0.cpu0"]["utilisation"],
-        **{f"t5_share_{c}": v / total for c, v in shares.items()},
-    }
+# The discrete choices the sources leave open (host-path §2.3 notes, Q23), as --set overrides.
+CANDIDATES: dict[str, dict[str, str]] = {
+    "socket_copy+sw_csum": {"rx.softirq_payload_copy": "true", "nic.csum_offload": "false"},
+    "socket_copy": {"rx.softirq_payload_copy": "true", "nic.csum_offload": "true"},
+    "sw_csum": {"rx.softirq_payload_copy": "false", "nic.csum_offload": "false"},
+    "neither": {"rx.softirq_payload_copy": "false", "nic.csum_offload": "true"},
+}
 
 
-def objective(m: dict[str, float]) -> float:
-    s = m
-    e = WEIGHTS["t1"] * math.log(s["t1_latency_us"] / T1_US) ** 2
-    e += WEIGHTS["t2"] * math.log(s["t2_peak_mbps"] / T2_MBPS) ** 2
-    e += WEIGHTS["t4"] * max(0.0, T4_MIN + 0.02 - s["t4_node1_cpu0_util"]) ** 2
-    r = {
-        "copy/tcpip": s["t5_share_copy"] / s["t5_share_tcpip"],
-        "tcpip/os": s["t5_share_tcpip"] / s["t5_share_os"],
-        "os/driver": s["t5_share_os"] / s["t5_share_driver"],
-    }
-    e += WEIGHTS["t5"] * sum(math.log(r[k] / T5_RATIOS[k]) ** 2 for k in r)
-    return e
+def _miss(r: dict) -> float:
+    """Squared normalised distance of one row's model figure from what it allows."""
+    band = parse_tolerance(r["tolerance"], r["reference"])
+    if band == "order" and r["metric"] == "category_order":
+        s = r["model"]
+        ratios = sum(math.log(max(s[a], 1e-9) / max(s[b], 1e-9) / k) ** 2 for (a, b), k in T5_RATIOS.items())
+        vals = [s[c] for c in CATEGORIES]
+        # The order is held firmly (a share 1 point out of order costs 1), the ratios loosely.
+        order = sum((max(0.0, b - a + 0.005) / 0.01) ** 2 for a, b in zip(vals, vals[1:]))
+        return T5_WEIGHT * ratios + order
+    if band == "order":
+        vals = list(r["model"].values())
+        return sum((max(0.0, a - b) / (0.05 * b)) ** 2 for a, b in zip(vals, vals[1:]))
+    x = r["model"]
+    if x is None:
+        return 100.0
+    lo, hi = band
+    if r["reference"] is not None and math.isfinite(lo) and math.isfinite(hi):
+        return ((x - r["reference"]) / ((hi - lo) / 2)) ** 2
+    width = (hi - lo) / 2 if math.isfinite(lo) and math.isfinite(hi) else 0.05 * abs(lo if math.isfinite(lo) else hi)
+    out = max(0.0, lo - x, x - hi)
+    return (out / width) ** 2
 
 
-def passes(m: dict[str, float]) -> dict[str, bool]:
-    sh = [m["t5_share_copy"], m["t5_share_tcpip"], m["t5_share_os"], m["t5_share_driver"]]
-    return {
-        "T1": 61.0 <= m["t1_latency_us"] <= 75.0,
-        "T2": T2_BAND[0] <= m["t2_peak_mbps"] <= T2_BAND[1],
-        "T4": m["t4_node1_cpu0_util"] > T4_MIN,
-        "T5": sh == sorted(sh, reverse=True),
-    }
+def objective(results: list[dict]) -> float:
+    return sum(_miss(r) for r in results)
+
+
+def residuals(results: list[dict]) -> dict[str, float]:
+    return {r["id"]: round(_miss(r), 4) for r in results}
+
+
+def _sets(scales: dict[str, float], structural: dict[str, str]) -> dict[str, str]:
+    return {**structural, **{f"costs.scale.{k}": repr(float(v)) for k, v in scales.items()}}
+
+
+def measure(scales: dict[str, float], structural: dict[str, str] | None = None) -> list[dict]:
+    return validate(ROWS, _sets(scales, structural or {}))
 
 
 def current_scales() -> dict[str, float]:
     return dict(resolve("ortiz2008-base").costs["scale"])
 
 
-def fit() -> tuple[dict[str, float], dict[str, float], int]:
+def fit(structural: dict[str, str], start: dict[str, float], max_evals: int = 250) -> tuple[dict[str, float], list[dict], int]:
     evals = 0
 
     def f(x):
         nonlocal evals
         evals += 1
-        return objective(measure(dict(zip(SCALES, np.exp(x)))))
+        return objective(measure(dict(zip(SCALES, np.exp(x))), structural))
 
-    res = minimize(f, np.zeros(4), method="Nelder-Mead", options={"xatol": 0.005, "fatol": 1e-5, "maxfev": 200, "initial_simplex": np.vstack([np.zeros(4), 0.3 * np.eye(4)])})
-    scales = {k: round(float(v), 3) for k, v in zip(SCALES, np.exp(res.x))}
-    return scales, measure(scales), evals
+    x0 = np.log([start[k] for k in SCALES])
+    simplex = np.vstack([x0, x0 + 0.3 * np.eye(4)])
+    res = minimize(f, x0, method="Nelder-Mead", options={"xatol": 0.003, "fatol": 1e-4, "maxfev": max_evals, "initial_simplex": simplex})
+    scales = {k: round(float(v), 4) for k, v in zip(SCALES, np.exp(res.x))}
+    return scales, measure(scales, structural), evals
 
 
 def write_scales(scales: dict[str, float]) -> None:
@@ -104,12 +104,25 @@ def write_scales(scales: dict[str, float]) -> None:
         f.write(text)
 
 
-def main_calibrate(write: bool, check: bool) -> int:
-    if check:
-        scales, m, evals = current_scales(), measure(current_scales()), 1
-    else:
-        scales, m, evals = fit()
-        if write:
-            write_scales(scales)
-    print(json.dumps({"scales": scales, "figures": m, "passes": passes(m), "objective": objective(m), "evaluations": evals}, indent=2))
-    return 0 if all(passes(m).values()) else 1
+def record(name: str, scales: dict[str, float], results: list[dict], evals: int) -> dict:
+    return {"candidate": name, "scales": scales, "objective": round(objective(results), 4), "evaluations": evals,
+            "residuals": residuals(results), "passed": {r["id"]: r["passed"] for r in results},
+            "rows": [{k: r[k] for k in ("id", "reference", "model", "error", "tolerance", "passed")} for r in results]}
+
+
+def main_calibrate(write: bool, candidates: bool = False) -> int:
+    if candidates:
+        recs = []
+        for name, structural in CANDIDATES.items():
+            scales, res, evals = fit(structural, current_scales())
+            recs.append(record(name, scales, res, evals))
+            print(f"# {name}: objective {recs[-1]['objective']}", flush=True)
+            print(table(res), flush=True)
+        print(json.dumps(recs, indent=1))
+        return 0
+    scales, res, evals = fit({}, current_scales())
+    if write:
+        write_scales(scales)
+    print(table(res))
+    print(json.dumps(record("default", scales, res, evals), indent=1))
+    return 0 if all(r["passed"] for r in res) else 1

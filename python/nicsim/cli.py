@@ -59,9 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("study", help="'study laws CONFIG': simulated δb(γ) against LAWS, with a fit and bound violations")
     sub.add_parser("sweep", help="design-space sweep into a result store (see nicsim sweep --help)")
     sub.add_parser("report", help="HTML, PNG and SVG report of a result store")
-    c = sub.add_parser("calibrate", help="fit the four category scales to calibration.md T1, T2, T4, T5")
+    v = sub.add_parser("validate", help="the model against the base targets T1-T5 and training rows P1-P3, or a table of your own")
+    v.add_argument("--reference", help="TOML or CSV of rows: preset, command, metric, value, tolerance (docs/validation.md)")
+    v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter in every run (repeatable)")
+    v.add_argument("--json", action="store_true", help="print one JSON document")
+    c = sub.add_parser("calibrate", help="fit the four category scales to T1-T5 and P1-P3 (docs/calibration.md)")
     c.add_argument("--write", action="store_true", help="write the fitted scales into the profile")
-    c.add_argument("--check", action="store_true", help="only evaluate the current profile")
+    c.add_argument("--check", action="store_true", help="only evaluate the current profile (same as nicsim validate)")
+    c.add_argument("--candidates", action="store_true", help="fit every structural candidate and report each one's residuals")
     return ap
 
 
@@ -344,7 +349,23 @@ def cmd_gamma_sweep(args) -> int:
 def cmd_calibrate(args) -> int:
     from .calibrate import main_calibrate
 
-    return main_calibrate(write=args.write, check=args.check)
+    if args.check:
+        return cmd_validate(argparse.Namespace(reference=None, set=[], json=False))
+    return main_calibrate(write=args.write, candidates=args.candidates)
+
+
+def cmd_validate(args) -> int:
+    """Exit 0 when every row passes, 1 when some row fails (the table says which)."""
+    from . import validation
+    from .config import parse_set
+
+    rows = validation.load_reference(args.reference) if args.reference else validation.BUILTIN
+    results = validation.validate(rows, parse_set(args.set))
+    if args.json:
+        print(_dumps({"rows": results, "passed": sum(r["passed"] for r in results), "total": len(results)}))
+    else:
+        print(validation.table(results))
+    return 0 if all(r["passed"] for r in results) else 1
 
 
 COMMANDS = {
@@ -357,4 +378,5 @@ COMMANDS = {
     "params": cmd_params,
     "bench": cmd_bench,
     "calibrate": cmd_calibrate,
+    "validate": cmd_validate,
 }

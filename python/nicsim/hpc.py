@@ -114,8 +114,13 @@ def _hpc_sets(source, sets: dict, msg_size, duration, a_cycles_per_bit: float | 
     if a_cycles_per_bit is not None:
         v = resolve(source, out).values
         t_mean = 0.0 if v["nb.ideal"] else v["mem.hit_ratio"] * v["mem.hit_cycles"] + (1 - v["mem.hit_ratio"]) * v["mem.miss_cycles"]
-        stall_per_byte = v["workload.hpcbench.app_refs_per_byte"] * t_mean if a_cycles_per_bit > 0 else 0.0
-        out["workload.hpcbench.app_cycles_per_byte"] = repr(max(0.0, 8.0 * a_cycles_per_bit - stall_per_byte))
+        if a_cycles_per_bit > 0:
+            stall_per_byte = v["workload.hpcbench.app_refs_per_byte"] * t_mean
+            out["workload.hpcbench.app_cycles_per_byte"] = repr(max(0.0, 8.0 * a_cycles_per_bit - stall_per_byte))
+        else:
+            # γ = 0: the load thread takes the messages and does no work on their bytes.
+            out["workload.hpcbench.app_cycles_per_byte"] = "0"
+            out["workload.hpcbench.app_refs_per_byte"] = "0"
     return out
 
 

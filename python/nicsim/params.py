@@ -43,8 +43,10 @@ PARAMS: list[Param] = [
     P("mem.hit_ratio", "float", 0.9, "cache hit ratio of the mean-access model (Eq. 4.1)", "[S] §4.2", min=0, max=1),
     P("mem.hit_cycles", "float", 1.0, "hit time, cycles", "[S] §4.2", min=0),
     P("mem.miss_cycles", "float", 91.0, "miss time, cycles (gives the 10-cycle mean)", "[S] §4.2", min=0),
-    P("mem.batch_refs", "int", 64, "memory references per north-bridge request (contention granularity)", "[N] §4.4", min=1),
+    P("mem.batch_refs", "int", 160, "memory references per chunk of work: the granularity of contention and preemption (160 references at h = 0.9 are 16 bridge transactions)", "[N] §4.4; docs/design.md measures the effect", min=1, max=1000000),
     P("nb.collision_penalty_cycles", "float", 20.0, "penalty of an access that finds the bus held", "[S] Table 4.7", min=0),
+    P("nb.transaction_hold_ps", "time", "30 ns", "time one bridge transaction (a 64-byte line) occupies the memory bus; only misses and DMA lines reach the bridge", "[N][R] 64 B over a 64-bit DDR-266 bus (2.13 GB/s); fixed before calibration", min=0, max=1e9),
+    P("nb.line_bytes", "size", "64 B", "bytes per bridge transaction: a DMA transfer of n bytes is ceil(n / line) transactions", "[N][R] Pentium 4 cache line", min=1, max=4096),
     P("nb.ideal", "bool", False, "memory path is a pure connector: no latency, no collisions", "[S] ideal-bus mode §4.2"),
     P("io.rate_bps", "rate", "2.12 Gbps", "I/O bus bandwidth (PCI-X, 64 bit, 33 MHz)", "[S] Table 4.7", min=1),
     P("io.transaction_overhead_ps", "time", "120 ns", "per-transaction I/O bus overhead (pci_time)", "[N] Q7: 4 cycles of a 33 MHz bus (address, attribute, response, turnaround)", min=0),
@@ -91,10 +93,13 @@ PARAMS: list[Param] = [
     P("tcp.fast_retransmit", "bool", True, "retransmit at the duplicate-ACK threshold instead of waiting for the timer", "[R] RFC 5681; Linux default"),
     P("tcp.dupack_threshold", "int", 3, "duplicate ACKs that trigger fast retransmit", "[R] RFC 5681", min=1),
     P("sched.wakeup_preempts", "bool", True, "a woken communication thread preempts the load thread", "[N] §2.6"),
+    # receive-path choices (host-path §2.3 notes)
+    P("rx.softirq_payload_copy", "bool", True, "the receive softirq copies each payload from the DMA buffer into the socket (skb_copy), on the protocol processor", "[S] thesis Appendix III: data_ready 'copies the data to the socket'; §3.5.2; decided in docs/calibration.md"),
     # placement-specific switches (host-path §5.5)
     P("tx.model", "choice", "linux", "transmit model: linux (send-initiated output on the sending thread) or toe (on the NIC processor, after a doorbell; only where the protocol runs on nic_cpu)", "[N] Q2, host-path §5.3", choices=("linux", "toe")),
     P("onload.per_packet_irq", "bool", False, "onload NIC raises one interrupt per received packet (no NAPI on that node)", "[N] Q13: the thesis's literal reading; default as base"),
     P("smp.background_ipi_per_s", "float", 0.0, "background cross-calls (TLB shootdowns, function calls) per second on every host CPU", "[N] Q28, host-path §5.8", min=0, max=1e6),
+    P("smp.notification_handler", "choice", "ipi", "how a notification (reschedule IPI, softirq kick, doorbell) is handled on its target: ipi (Linux 2.6's IPI vectors: entry stub, APIC EOI, return; profile stage ipi_handler) or irq (the full do_IRQ path, irq_entry + irq_exit)", "[N][R] Linux 2.6 arch/i386 smp_reschedule_interrupt bypasses do_IRQ; decided before fitting (docs/calibration.md)", choices=("ipi", "irq")),
     P("offload.softirq_kick", "choice", "doorbell", "how the driver tells the NIC processor to run the softirq", "[N] Q31", choices=("doorbell", "ipi")),
     P("offload.ack_path", "choice", "nic_local", "ACKs built and consumed on the NIC, or through the host driver", "[N] §5.5.5", choices=("nic_local", "via_host_driver")),
     # placement (resolved into the core's per-node tables by config.py)

@@ -22,6 +22,7 @@ pub struct Config {
     pub sched: Sched,
     pub offload: Offload,
     pub smp: Smp,
+    pub rx: RxPath,
     /// One resolved placement per node: `node0` sends in streaming runs, `node1` receives.
     pub placements: Vec<Placement>,
     pub costs: Costs,
@@ -65,6 +66,10 @@ pub struct Mem {
 #[serde(deny_unknown_fields)]
 pub struct NorthBridge {
     pub collision_penalty_cycles: f64,
+    /// Time one bridge transaction (a cache line) occupies the memory bus.
+    pub transaction_hold_ps: Duration,
+    /// Bytes per transaction: a DMA transfer of n bytes is ⌈n / line_bytes⌉ transactions.
+    pub line_bytes: u64,
     /// A pure connector: no hold, no collisions.
     pub ideal: bool,
 }
@@ -165,6 +170,17 @@ pub struct Sched {
 pub struct Smp {
     /// Background cross-calls per second on every host CPU (Q28).
     pub background_ipi_per_s: f64,
+    /// How a notification (IPI, softirq kick, doorbell) is handled on its target.
+    pub notification_handler: NotificationHandler,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationHandler {
+    /// Linux 2.6's IPI vectors: a short entry stub, APIC EOI and return (`ipi_handler`).
+    Ipi,
+    /// The full device-interrupt path, `do_IRQ` with `irq_entry` and `irq_exit`.
+    Irq,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,6 +195,15 @@ pub enum SoftirqKick {
 pub enum AckPath {
     NicLocal,
     ViaHostDriver,
+}
+
+/// Open choices of the receive path (host-path §2.3 notes).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RxPath {
+    /// The softirq copies each payload from the DMA buffer into the socket (`skb_copy`, on
+    /// the protocol processor), as the thesis's Appendix III says `data_ready` does.
+    pub softirq_payload_copy: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -285,6 +310,7 @@ pub struct Costs {
     pub scale: Scale,
     pub irq_entry: StageCost,
     pub irq_exit: StageCost,
+    pub ipi_handler: StageCost,
     pub rx_hardirq: StageCost,
     pub rx_schedule: StageCost,
     pub softirq_dispatch: StageCost,
@@ -295,6 +321,10 @@ pub struct Costs {
     pub rx_ip: StageCost,
     pub rx_tcp: StageCost,
     pub csum: StageCost,
+    /// Checksum folded into the sender's copy when the NIC does not compute it.
+    pub tx_csum_fold: StageCost,
+    /// The softirq's payload copy into the socket (`rx.softirq_payload_copy`).
+    pub skb_copy: StageCost,
     pub rx_wake: StageCost,
     pub context_switch: StageCost,
     pub rx_syscall: StageCost,

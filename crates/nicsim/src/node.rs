@@ -8,7 +8,7 @@
 //!       → wake → context switch → read(): syscall, copy → application
 //! ```
 
-use crate::config::{Category, Config, Costs, IrqPath, RxMode, RxNotify, SoftirqKick, StageCost, TxOutput};
+use crate::config::{Category, Config, Costs, IrqPath, NotificationHandler, RxMode, RxNotify, SoftirqKick, StageCost, TxOutput};
 use crate::engine::Engine;
 use crate::hw::bus::{Initiator, IoBus, NorthBridge};
 use crate::hw::cpu::{Ctx, Job, MemPath, MemoryModel, Notice, Piece, Processor, Then};
@@ -175,12 +175,16 @@ pub struct Node {
     csum_offload: bool,
     pio_write_fraction: f64,
     dma_chunk: u64,
+    line_bytes: u64,
+    nb_line_hold: Duration,
+    softirq_copy: bool,
     desc_bytes: u64,
     status_bytes: u64,
     ioapic_lat: Duration,
     ipi_lat: Duration,
     ipi_send_cycles: f64,
     kick: SoftirqKick,
+    notification_handler: NotificationHandler,
     ack_on_nic: bool,
     flush_on_push: bool,
     flush_idle: Duration,
@@ -227,16 +231,19 @@ impl Node {
         let placement = cfg.placements.get(id as usize).ok_or_else(|| format!("placements: node{id} has no placement"))?;
         let names = processor_names(cfg.cpu.count, cfg.nic_cpu.present);
         let roles = Roles::resolve(placement, &names)?;
-        let t_mean = cfg.mem.hit_ratio * cfg.mem.hit_cycles + (1.0 - cfg.mem.hit_ratio) * cfg.mem.miss_cycles;
-        let host_ref = if cfg.nb.ideal { 0.0 } else { t_mean };
+        let host_mem = if cfg.nb.ideal {
+            MemoryModel::flat(0.0)
+        } else {
+            MemoryModel::MeanAccess { hit_ratio: cfg.mem.hit_ratio, hit_cycles: cfg.mem.hit_cycles, miss_cycles: cfg.mem.miss_cycles }
+        };
         let procs = names
             .iter()
             .map(|&n| {
                 if n == "nic_cpu" {
-                    let mem = MemPath { model: MemoryModel::MeanAccess { ref_cycles: cfg.nic_cpu.mem_latency_cycles }, contended: false, local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles) };
+                    let mem = MemPath { model: MemoryModel::flat(cfg.nic_cpu.mem_latency_cycles), contended: false, local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles) };
                     Processor::new(n, cfg.cpu.clock_hz, cfg.cpu.cpi / cfg.nic_cpu.speed_fraction, mem, cfg.mem.batch_refs)
                 } else {
-                    let mem = MemPath { model: MemoryModel::MeanAccess { ref_cycles: host_ref }, contended: !cfg.nb.ideal, local_io_cycles: None };
+                    let mem = MemPath { model: host_mem, contended: !cfg.nb.ideal, local_io_cycles: None };
                     Processor::new(n, cfg.cpu.clock_hz, cfg.cpu.cpi, mem, cfg.mem.batch_refs)
                 }
             })
@@ -261,7 +268,7 @@ impl Node {
         Ok(Node {
             id,
             roles,
-            nb: NorthBridge::new(clock.duration_of(cfg.nb.collision_penalty_cycles), cfg.nb.ideal, host_cpus),
+            nb: NorthBridge::new(clock.duration_of(cfg.nb.collision_penalty_cycles), cfg.nb.transaction_hold_ps, cfg.nb.ideal, host_cpus),
             io: IoBus::new(cfg.io.rate_bps, cfg.io.transaction_overhead_ps, cfg.io.ideal),
             nic,
             dma: Default::default(),
@@ -276,12 +283,16 @@ impl Node {
             csum_offload: cfg.nic.csum_offload,
             pio_write_fraction: cfg.io.pio_write_fraction,
             dma_chunk: cfg.io.dma_chunk_bytes.max(1),
+            line_bytes: cfg.nb.line_bytes.max(1),
+            nb_line_hold: if cfg.nb.ideal { Duration::ZERO } else { cfg.nb.transaction_hold_ps },
+            softirq_copy: cfg.rx.softirq_payload_copy,
             desc_bytes: cfg.nic.descriptor_bytes,
             status_bytes: cfg.nic.status_block_bytes,
             ioapic_lat: cfg.apic.ioapic_latency_ps,
             ipi_lat: cfg.apic.ipi_latency_ps,
             ipi_send_cycles: cfg.apic.ipi_send_cycles,
             kick: cfg.offload.softirq_kick,
+            notification_handler: cfg.smp.notification_handler,
             ack_on_nic: roles.rx_mode == RxMode::RingAccumulate && cfg.offload.ack_path == crate::config::AckPath::NicLocal,
             flush_on_push: cfg.nic.ring_flush_on_push,
             flush_idle: cfg.nic.ring_flush_idle_ps,
@@ -396,8 +407,11 @@ impl Node {
         }
         let proc = &self.procs[p];
         if c.refs > 0.0 {
-            let hold = proc.clock.duration_of(proc.mem.model.bus_cycles(c.refs));
-            t = if proc.mem.contended { self.nb.access(t, Initiator::Cpu(p), hold) } else { t + hold };
+            // Only the misses reach the bridge; the stall is the mean access time either way.
+            if proc.mem.contended {
+                t += self.nb.request(t, Initiator::Cpu(p), proc.mem.model.transactions(c.refs));
+            }
+            t += proc.clock.duration_of(proc.mem.model.stall_cycles(c.refs));
         }
         t += proc.instr_time(c.cycles);
         let ctx = self.procs[p].running.as_ref().unwrap().0;
@@ -497,7 +511,10 @@ impl Node {
             }
             IrqKind::Notice(n) => {
                 self.procs[p].stats.irqs_ipi += 1;
-                Job::new(Then::Notified(n)).with(self.piece(&c.irq_entry, 0, 1)).with(self.piece(&c.irq_exit, 0, 1))
+                match self.notification_handler {
+                    NotificationHandler::Ipi => Job::new(Then::Notified(n)).with(self.piece(&c.ipi_handler, 0, 1)),
+                    NotificationHandler::Irq => Job::new(Then::Notified(n)).with(self.piece(&c.irq_entry, 0, 1)).with(self.piece(&c.irq_exit, 0, 1)),
+                }
             }
         };
         self.procs[p].hardirq_q.push_back(job);
@@ -586,6 +603,9 @@ impl Node {
                 ];
                 if !self.csum_offload {
                     pieces.push(self.piece(&c.csum, bytes, 1));
+                }
+                if self.softirq_copy && bytes > 0 && !f.raw {
+                    pieces.push(self.piece(&c.skb_copy, bytes, 1));
                 }
                 if f.raw {
                     // Consumed at the top of the stack; nothing queues it for a reader.
@@ -810,7 +830,9 @@ impl Node {
                 }
                 let n = left.min(space);
                 let bell = self.toe_doorbell(tid);
-                mk(self, Effect::Copied { bytes: n, push: n == left }, &[self.piece(&c.tx_copy, n, 1), self.piece(&c.skb_alloc, 0, 1), bell])
+                // Without checksum offload, csum_partial_copy folds the sum into this copy.
+                let fold = if self.csum_offload { Piece::default() } else { self.piece(&c.tx_csum_fold, n, 1) };
+                mk(self, Effect::Copied { bytes: n, push: n == left }, &[self.piece(&c.tx_copy, n, 1), fold, self.piece(&c.skb_alloc, 0, 1), bell])
             }
             Op::Recv(_) => {
                 let avail = self.tcp.readable().min(left);
@@ -963,7 +985,9 @@ impl Node {
         let (start, end) = self.io.transact(eng.now(), bytes);
         self.io.dma_bytes += bytes;
         self.stats.dma_bytes += bytes;
-        let end = self.nb.access(start, Initiator::Dma, end - start).max(end);
+        // The transfer's memory lines cross the bridge; the I/O bus is the slower of the two.
+        let lines = bytes.div_ceil(self.line_bytes) as f64;
+        let end = end.max(start + self.nb.request(start, Initiator::Dma, lines) + self.nb_line_hold.mul_f64(lines));
         eng.at(end, Ev::Dma { node: self.id, chan: ch as u8 });
     }
 

@@ -56,6 +56,10 @@ impl Duration {
     pub fn as_us_f64(self) -> f64 {
         self.0 as f64 * 1e-6
     }
+    /// This duration `k` times over, rounded to the picosecond.
+    pub fn mul_f64(self, k: f64) -> Duration {
+        Duration((self.0 as f64 * k).round() as u64)
+    }
 }
 
 impl Add<Duration> for Time {

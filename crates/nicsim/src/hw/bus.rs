@@ -1,8 +1,10 @@
 //! The north bridge (memory bus) and the I/O bus (PCI-X).
 //!
-//! The north bridge follows the thesis's `cont_staller` (host-path §4.4): an initiator that
-//! finds the bus held by another pays the collision penalty, then waits for the bus. Accesses
-//! are batched (a CPU chunk of references, a DMA transaction), never one event per reference.
+//! The north bridge follows the thesis's `cont_staller` (host-path §4.4), applied to what
+//! reaches it: bridge transactions (a CPU's cache misses, a DMA transfer's memory lines), never
+//! the references a cache serves. A request that finds the bus held by another initiator pays
+//! the collision penalty, then waits for the bus. Requests are batched (a CPU chunk's misses, a
+//! DMA transaction's lines), never one event per transaction.
 
 use crate::units::{BitRate, Duration, Time};
 
@@ -15,16 +17,22 @@ pub enum Initiator {
 
 #[derive(Clone, Debug, Default)]
 pub struct InitiatorStats {
-    pub accesses: u64,
+    /// Bridge transactions carried (fractional: a batch carries its expected misses).
+    pub transactions: f64,
+    /// Requests that found the bus held by another initiator; each collides on its first
+    /// transaction, and the rest follow it.
     pub collisions: u64,
     pub penalty_ps: u64,
     pub hold_ps: u64,
+    pub wait_ps: u64,
 }
 
 /// The memory bus behind the north bridge: one server shared by every contended initiator.
 #[derive(Clone, Debug)]
 pub struct NorthBridge {
     penalty: Duration,
+    /// Time one transaction occupies the memory bus.
+    per_transaction: Duration,
     ideal: bool,
     busy_until: Time,
     last: Option<Initiator>,
@@ -33,35 +41,39 @@ pub struct NorthBridge {
 }
 
 impl NorthBridge {
-    pub fn new(penalty: Duration, ideal: bool, cpus: usize) -> Self {
-        NorthBridge { penalty, ideal, busy_until: Time::ZERO, last: None, cpu: vec![InitiatorStats::default(); cpus], dma: InitiatorStats::default() }
+    pub fn new(penalty: Duration, per_transaction: Duration, ideal: bool, cpus: usize) -> Self {
+        NorthBridge { penalty, per_transaction, ideal, busy_until: Time::ZERO, last: None, cpu: vec![InitiatorStats::default(); cpus], dma: InitiatorStats::default() }
     }
 
-    /// An access that wants the bus from `at` for `hold`; returns when it completes.
-    /// A held bus costs the collision penalty, then the wait until it is free.
-    pub fn access(&mut self, at: Time, who: Initiator, hold: Duration) -> Time {
-        if self.ideal {
-            return at + hold;
+    /// `transactions` wanted from `at`: returns how long the initiator is delayed before they
+    /// are served (collision penalty plus the wait for the bus); the bus is then held for
+    /// their occupancy. Nothing is delayed on an ideal bridge or for an empty request.
+    pub fn request(&mut self, at: Time, who: Initiator, transactions: f64) -> Duration {
+        if self.ideal || transactions <= 0.0 {
+            return Duration::ZERO;
         }
+        let hold = self.per_transaction.mul_f64(transactions);
         let collided = self.busy_until > at && self.last != Some(who);
-        let start = if collided {
-            self.busy_until.max(at + self.penalty)
-        } else {
-            self.busy_until.max(at)
-        };
+        let start = if collided { self.busy_until.max(at + self.penalty) } else { self.busy_until.max(at) };
         self.busy_until = start + hold;
         self.last = Some(who);
         let s = match who {
             Initiator::Cpu(i) => &mut self.cpu[i],
             Initiator::Dma => &mut self.dma,
         };
-        s.accesses += 1;
+        s.transactions += transactions;
         s.hold_ps += hold.0;
+        s.wait_ps += (start - at).0;
         if collided {
             s.collisions += 1;
             s.penalty_ps += self.penalty.0;
         }
-        self.busy_until
+        start - at
+    }
+
+    /// Occupancy of the memory bus so far, summed over initiators.
+    pub fn busy_ps(&self) -> u64 {
+        self.cpu.iter().map(|c| c.hold_ps).sum::<u64>() + self.dma.hold_ps
     }
 }
 
@@ -114,29 +126,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn contention_adds_the_collision_penalty() {
-        let mut nb = NorthBridge::new(Duration(50_000), false, 1);
-        // The CPU holds the bus from 0 to 1600 ns.
-        assert_eq!(nb.access(Time(0), Initiator::Cpu(0), Duration(1_600_000)), Time(1_600_000));
-        // DMA arrives at 100 ns: penalty, then it waits for the bus.
-        let end = nb.access(Time(100_000), Initiator::Dma, Duration(1_000_000));
-        assert_eq!(end, Time(2_600_000));
-        assert_eq!(nb.dma.collisions, 1);
-        // The penalty matters when the bus frees up before it ends.
-        let end2 = nb.access(Time(2_590_000), Initiator::Cpu(0), Duration(10_000));
-        assert_eq!(end2, Time(2_590_000 + 50_000 + 10_000));
-        assert_eq!(nb.cpu[0].collisions, 1);
-        assert_eq!(nb.cpu[0].penalty_ps, 50_000);
+    fn a_request_that_finds_the_bus_held_pays_the_penalty_and_waits() {
+        // 10 ns per transaction, 50 ns penalty.
+        let mut nb = NorthBridge::new(Duration(50_000), Duration(10_000), false, 1);
+        // The CPU's 160 misses hold the bus from 0 to 1600 ns; it is not delayed.
+        assert_eq!(nb.request(Time(0), Initiator::Cpu(0), 160.0), Duration::ZERO);
+        // DMA arrives at 100 ns: it collides and waits until 1600 ns.
+        assert_eq!(nb.request(Time(100_000), Initiator::Dma, 8.0), Duration(1_500_000));
+        assert_eq!((nb.dma.collisions, nb.dma.transactions), (1, 8.0));
+        // The penalty matters when the bus frees up before it ends: held until 1680 ns.
+        assert_eq!(nb.request(Time(1_670_000), Initiator::Cpu(0), 1.0), Duration(50_000));
+        assert_eq!((nb.cpu[0].collisions, nb.cpu[0].penalty_ps), (1, 50_000));
+        assert_eq!(nb.busy_ps(), 1_600_000 + 80_000 + 10_000);
     }
 
     #[test]
-    fn free_bus_has_no_penalty_and_ideal_bus_never_collides() {
-        let mut nb = NorthBridge::new(Duration(50_000), false, 1);
-        assert_eq!(nb.access(Time(10), Initiator::Dma, Duration(5)), Time(15));
+    fn hits_never_reach_the_bridge_and_the_same_initiator_never_collides() {
+        let mut nb = NorthBridge::new(Duration(50_000), Duration(10_000), false, 2);
+        // A CPU whose references all hit sends no transactions: the DMA finds the bus free.
+        assert_eq!(nb.request(Time(0), Initiator::Cpu(1), 0.0), Duration::ZERO);
+        assert_eq!(nb.request(Time(0), Initiator::Dma, 8.0), Duration::ZERO);
+        // Back-to-back requests of one initiator queue without a collision.
+        assert_eq!(nb.request(Time(0), Initiator::Dma, 8.0), Duration(80_000));
         assert_eq!(nb.dma.collisions, 0);
-        let mut ideal = NorthBridge::new(Duration(50_000), true, 1);
-        ideal.access(Time(0), Initiator::Cpu(0), Duration(100));
-        assert_eq!(ideal.access(Time(1), Initiator::Dma, Duration(100)), Time(101));
+        let mut ideal = NorthBridge::new(Duration(50_000), Duration(10_000), true, 1);
+        ideal.request(Time(0), Initiator::Cpu(0), 100.0);
+        assert_eq!(ideal.request(Time(1), Initiator::Dma, 100.0), Duration::ZERO);
         assert_eq!(ideal.dma.collisions, 0);
     }
 
