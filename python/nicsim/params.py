@@ -66,7 +66,7 @@ PARAMS: list[Param] = [
     P("nic.tx_coalesce_ps", "time", "150 us", "transmit-completion coalescing timer", "[R] tg3.h LOW_TXCOL_TICKS", min=0),
     P("nic.tx_coalesce_frames", "int", 53, "transmit completions per interrupt", "[R] tg3.h LOW_TXMAX_FRAMES", min=1),
     P("nic.rx_notify", "choice", "napi", "receive notification: NAPI (interrupt, then poll) or one interrupt per event", "[S] NAPI in all runs", choices=("napi", "interrupt")),
-    P("nic.csum_offload", "bool", True, "the NIC computes and checks TCP/IP checksums", "[N][R] Q23: BCM5703 supports it"),
+    P("nic.csum_offload", "bool", False, "the NIC computes and checks TCP/IP checksums (false: software checksum in rx_tcp, folded into the sender's copy)", "[N] Q23: not stated by the thesis; decided by the candidate comparison in docs/calibration.md"),
     P("nic.descriptor_bytes", "size", "16 B", "DMA descriptor size", "[R] tg3 tx buffer descriptor", min=0),
     P("nic.status_block_bytes", "size", "80 B", "status block written after receive DMA", "[R] tg3 hardware status block", min=0),
     P("nic.memory_bytes", "size", "128 KiB", "NIC packet memory (ring accumulation)", "[S] Table 4.5", min=1024),

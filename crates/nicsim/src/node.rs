@@ -663,6 +663,9 @@ impl Node {
         }
         let now = eng.now();
         self.stats.payload_rx_tcp_bytes += f.seg.len as u64;
+        if self.softirq_copy {
+            self.stats.copy_bytes += f.seg.len as u64;
+        }
         let r = self.tcp.on_segment(now, &f.seg);
         if r.ack_now {
             let a = self.tcp.make_ack();

@@ -49,6 +49,8 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 "dma_bytes": n.dma_bytes,
                 "north_bridge_collisions": n.nb_collisions,
                 "north_bridge_penalty_us": n.nb_penalty_ps as f64 * 1e-6,
+                "north_bridge_transactions": n.nb_transactions.round(),
+                "north_bridge_utilisation": n.nb_busy_ps as f64 / (secs * 1e12),
                 "copy_bytes": n.copy_bytes,
                 "app_bytes_read": n.app_bytes_read,
                 "rx_dropped_ring_frames": n.rx_dropped_ring,

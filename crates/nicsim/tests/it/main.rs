@@ -165,6 +165,47 @@ mod contention {
         assert_eq!(node(&ideal, "node1", "north_bridge_collisions"), 0.0);
     }
 
+    fn onload(c: &mut Config) {
+        use nicsim::config::ProcName::{Cpu0, Cpu1};
+        c.cpu.count = 2;
+        for p in c.placements.iter_mut() {
+            (p.driver, p.irq_target, p.protocol, p.comm_thread, p.app) = (Cpu1, Cpu1, Cpu1, Cpu0, Cpu0);
+        }
+    }
+
+    /// node1.cpu0's copy cycles per byte it copied.
+    fn cpu0_copy_cycles_per_byte(v: &Value) -> f64 {
+        let p = last_point(v);
+        p["processors"]["node1.cpu0"]["busy_cycles"]["copy"].as_f64().unwrap() / p["nodes"]["node1"]["copy_bytes"].as_f64().unwrap()
+    }
+
+    #[test]
+    fn references_that_hit_never_reach_the_north_bridge() {
+        let mut c = base();
+        stream(&mut c, &[1 << 20], 10);
+        // The same 10-cycle mean, but every reference hits: only DMA lines reach the bridge.
+        (c.mem.hit_ratio, c.mem.hit_cycles) = (1.0, 10.0);
+        let v = run(&c);
+        assert_eq!(node(&v, "node1", "north_bridge_collisions"), 0.0);
+        let lines = node(&v, "node1", "dma_bytes") / 64.0;
+        let tx = node(&v, "node1", "north_bridge_transactions");
+        assert!(tx >= lines && tx < 1.1 * lines, "{tx} transactions for {lines} DMA lines");
+    }
+
+    #[test]
+    fn a_second_cpu_does_not_slow_cpu0s_copy_through_the_bridge() {
+        // Onload: cpu1 runs the driver and TCP/IP beside cpu0's copy to the user.
+        let mut c = base();
+        stream(&mut c, &[1 << 20], 10);
+        c.rx.softirq_payload_copy = false;
+        onload(&mut c);
+        let shared = cpu0_copy_cycles_per_byte(&run(&c));
+        // Without any bridge traffic from the CPUs (every reference hits at the same mean).
+        (c.mem.hit_ratio, c.mem.hit_cycles) = (1.0, 10.0);
+        let alone = cpu0_copy_cycles_per_byte(&run(&c));
+        assert!(shared < 1.05 * alone, "copy {shared:.3} cycles/B with cpu1 busy vs {alone:.3} without bridge traffic");
+    }
+
     #[test]
     fn a_slower_memory_lowers_peak_throughput() {
         let mut c = base();
