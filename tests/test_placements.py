@@ -41,7 +41,10 @@ def test_interrupts_go_where_the_placement_routes_them(streams):
     # Offload (variant A): one interrupt per flushed burst to cpu0, doorbell kicks to the NIC CPU.
     assert off["node1.cpu0"]["nic_irq_per_s"] > 0
     assert off["node1.nic_cpu"]["nic_irq_per_s"] == 0 and off["node1.nic_cpu"]["ipi_per_s"] > 0
-    assert off["node1.cpu0"]["nic_irq_per_s"] < b["node1.cpu0"]["nic_irq_per_s"]
+    # Fewer interrupts than received jumbo frames (ring flushes batch them); a saturated base
+    # receiver polls under NAPI, so base is not the yardstick here.
+    frames_per_s = streams["ortiz2008-offload"]["points"][-1]["throughput_mbps"] * 1e6 / (8948 * 8)
+    assert off["node1.cpu0"]["nic_irq_per_s"] < 0.8 * frames_per_s
     # Onload: the NIC's interrupts go to cpu1; cpu0 hears only wake-up IPIs.
     assert on["node1.cpu0"]["nic_irq_per_s"] == 0 and on["node1.cpu1"]["nic_irq_per_s"] > 0
     assert on["node1.cpu0"]["ipi_per_s"] > 0

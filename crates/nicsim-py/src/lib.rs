@@ -14,7 +14,8 @@ fn to_py(e: nicsim::Error) -> PyErr {
 /// Runs one fully resolved configuration (JSON); returns the results (JSON).
 #[pyfunction]
 fn run(py: Python<'_>, config_json: String) -> PyResult<String> {
-    py.allow_threads(|| nicsim::run_json(&config_json)).map_err(to_py)
+    py.allow_threads(|| nicsim::run_json(&config_json))
+        .map_err(to_py)
 }
 
 /// Checks that the core accepts a configuration, without running it.
@@ -30,7 +31,13 @@ fn engine_bench(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, u64, f64, f
     py.allow_threads(|| {
         let t = std::time::Instant::now();
         let r = nicsim::bench(duration_s, seed);
-        (r.events, r.packets, r.mean_sojourn_us, r.predicted_sojourn_us, t.elapsed().as_secs_f64())
+        (
+            r.events,
+            r.packets,
+            r.mean_sojourn_us,
+            r.predicted_sojourn_us,
+            t.elapsed().as_secs_f64(),
+        )
     })
 }
 

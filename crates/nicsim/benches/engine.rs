@@ -53,7 +53,9 @@ fn reference_scenario(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("md1_tandem_0.1s", |b| b.iter(|| nicsim::bench(0.1, 1)));
     g.throughput(Throughput::Elements(bare_heap_loop(100_000_000_000)));
-    g.bench_function("bare_heap_loop_0.1s", |b| b.iter(|| bare_heap_loop(100_000_000_000)));
+    g.bench_function("bare_heap_loop_0.1s", |b| {
+        b.iter(|| bare_heap_loop(100_000_000_000))
+    });
     g.finish();
 }
 

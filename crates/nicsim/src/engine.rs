@@ -44,7 +44,12 @@ impl<E> Default for Engine<E> {
 
 impl<E> Engine<E> {
     pub fn new() -> Self {
-        Engine { heap: BinaryHeap::with_capacity(1024), seq: 0, now: Time::ZERO, executed: 0 }
+        Engine {
+            heap: BinaryHeap::with_capacity(1024),
+            seq: 0,
+            now: Time::ZERO,
+            executed: 0,
+        }
     }
 
     pub fn now(&self) -> Time {
@@ -60,7 +65,10 @@ impl<E> Engine<E> {
     pub fn at(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
-        self.heap.push(Entry { key: ((at.0 as u128) << 64) | self.seq as u128, ev });
+        self.heap.push(Entry {
+            key: ((at.0 as u128) << 64) | self.seq as u128,
+            ev,
+        });
     }
 
     pub fn after(&mut self, d: Duration, ev: E) {
@@ -97,7 +105,9 @@ impl Rng {
             x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             x ^ (x >> 31)
         };
-        Rng { s: [next(), next(), next(), next()] }
+        Rng {
+            s: [next(), next(), next(), next()],
+        }
     }
 
     pub fn next_u64(&mut self) -> u64 {

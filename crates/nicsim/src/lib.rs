@@ -43,7 +43,8 @@ impl std::fmt::Display for Error {
 }
 
 pub fn parse_config(json: &str) -> Result<Config, Error> {
-    serde_json::from_str(json).map_err(|e| Error::Config(format!("configuration rejected by the core: {e}")))
+    serde_json::from_str(json)
+        .map_err(|e| Error::Config(format!("configuration rejected by the core: {e}")))
 }
 
 /// Runs the workload a configuration names; returns its results as JSON.
@@ -82,7 +83,11 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
 pub fn run_json(config_json: &str) -> Result<String, Error> {
     let cfg = parse_config(config_json)?;
     let out = std::panic::catch_unwind(|| run(&cfg)).map_err(|p| {
-        let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
         Error::Simulation(format!("internal error in the model: {msg}"))
     })??;
     Ok(out.to_string())
@@ -90,5 +95,10 @@ pub fn run_json(config_json: &str) -> Result<String, Error> {
 
 /// The engine's reference scenario (`nicsim bench`).
 pub fn bench(duration_s: f64, seed: u64) -> workload::queueing::BenchResult {
-    workload::queueing::run(700_000.0, &[1.2, 0.8, 1.0, 0.5], units::Duration((duration_s * 1e12) as u64), seed)
+    workload::queueing::run(
+        700_000.0,
+        &[1.2, 0.8, 1.0, 0.5],
+        units::Duration((duration_s * 1e12) as u64),
+        seed,
+    )
 }

@@ -8,7 +8,10 @@
 //!       → wake → context switch → read(): syscall, copy → application
 //! ```
 
-use crate::config::{Category, Config, Costs, IrqPath, NotificationHandler, RxMode, RxNotify, SoftirqKick, StageCost, TxOutput};
+use crate::config::{
+    Category, Config, Costs, IrqPath, NotificationHandler, RxMode, RxNotify, SoftirqKick,
+    StageCost, TxOutput,
+};
 use crate::engine::Engine;
 use crate::hw::bus::{Initiator, IoBus, NorthBridge};
 use crate::hw::cpu::{Ctx, Job, MemPath, MemoryModel, Notice, Piece, Processor, Then};
@@ -23,17 +26,47 @@ use std::rc::Rc;
 /// Engine events. Every variant names the node it concerns.
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
-    Chunk { node: u8, proc: u8 },
-    Dma { node: u8, chan: u8 },
-    Arrive { node: u8 },
-    Irq { node: u8, proc: u8, kind: IrqKind },
-    Coalesce { node: u8, at: Time },
-    AccIdle { node: u8, at: Time },
-    Delack { node: u8, at: Time },
-    Rto { node: u8, at: Time },
-    Persist { node: u8, at: Time },
+    Chunk {
+        node: u8,
+        proc: u8,
+    },
+    Dma {
+        node: u8,
+        chan: u8,
+    },
+    Arrive {
+        node: u8,
+    },
+    Irq {
+        node: u8,
+        proc: u8,
+        kind: IrqKind,
+    },
+    Coalesce {
+        node: u8,
+        at: Time,
+    },
+    AccIdle {
+        node: u8,
+        at: Time,
+    },
+    Delack {
+        node: u8,
+        at: Time,
+    },
+    Rto {
+        node: u8,
+        at: Time,
+    },
+    Persist {
+        node: u8,
+        at: Time,
+    },
     /// A background cross-call reaches a host CPU (`smp.background_ipi_per_s`).
-    CrossCall { node: u8, proc: u8 },
+    CrossCall {
+        node: u8,
+        proc: u8,
+    },
     Workload,
 }
 
@@ -49,7 +82,10 @@ pub enum Op {
     Send(u64),
     Recv(u64),
     /// Application work on received data: cycles and memory references.
-    Compute { cycles: f64, refs: f64 },
+    Compute {
+        cycles: f64,
+        refs: f64,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,13 +134,25 @@ pub struct Thread {
 
 impl Thread {
     fn new(proc: usize) -> Self {
-        Thread { proc, op: None, left: 0, in_call: false, blocked: None, runnable: false, woken: false, saved: None, effect: Effect::None, xmit: VecDeque::new(), bytes_read: 0, consumed: 0 }
+        Thread {
+            proc,
+            op: None,
+            left: 0,
+            in_call: false,
+            blocked: None,
+            runnable: false,
+            woken: false,
+            saved: None,
+            effect: Effect::None,
+            xmit: VecDeque::new(),
+            bytes_read: 0,
+            consumed: 0,
+        }
     }
 
     pub fn credit(&mut self, bytes: u64) {
         self.consumed += bytes;
     }
-
 }
 
 #[derive(Clone, Debug, Default)]
@@ -228,22 +276,43 @@ fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Piece {
 
 impl Node {
     pub fn new(id: u8, cfg: &Config, nodelay: bool) -> Result<Node, String> {
-        let placement = cfg.placements.get(id as usize).ok_or_else(|| format!("placements: node{id} has no placement"))?;
+        let placement = cfg
+            .placements
+            .get(id as usize)
+            .ok_or_else(|| format!("placements: node{id} has no placement"))?;
         let names = processor_names(cfg.cpu.count, cfg.nic_cpu.present);
         let roles = Roles::resolve(placement, &names)?;
         let host_mem = if cfg.nb.ideal {
             MemoryModel::flat(0.0)
         } else {
-            MemoryModel::MeanAccess { hit_ratio: cfg.mem.hit_ratio, hit_cycles: cfg.mem.hit_cycles, miss_cycles: cfg.mem.miss_cycles }
+            MemoryModel::MeanAccess {
+                hit_ratio: cfg.mem.hit_ratio,
+                hit_cycles: cfg.mem.hit_cycles,
+                miss_cycles: cfg.mem.miss_cycles,
+            }
         };
         let procs = names
             .iter()
             .map(|&n| {
                 if n == "nic_cpu" {
-                    let mem = MemPath { model: MemoryModel::flat(cfg.nic_cpu.mem_latency_cycles), contended: false, local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles) };
-                    Processor::new(n, cfg.cpu.clock_hz, cfg.cpu.cpi / cfg.nic_cpu.speed_fraction, mem, cfg.mem.batch_refs)
+                    let mem = MemPath {
+                        model: MemoryModel::flat(cfg.nic_cpu.mem_latency_cycles),
+                        contended: false,
+                        local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles),
+                    };
+                    Processor::new(
+                        n,
+                        cfg.cpu.clock_hz,
+                        cfg.cpu.cpi / cfg.nic_cpu.speed_fraction,
+                        mem,
+                        cfg.mem.batch_refs,
+                    )
                 } else {
-                    let mem = MemPath { model: host_mem, contended: !cfg.nb.ideal, local_io_cycles: None };
+                    let mem = MemPath {
+                        model: host_mem,
+                        contended: !cfg.nb.ideal,
+                        local_io_cycles: None,
+                    };
                     Processor::new(n, cfg.cpu.clock_hz, cfg.cpu.cpi, mem, cfg.mem.batch_refs)
                 }
             })
@@ -264,12 +333,25 @@ impl Node {
             ring_slot_overhead: cfg.nic.ring_slot_overhead_bytes,
         });
         let clock = cfg.cpu.clock_hz;
-        let opt = if cfg.tcp.timestamps { TIMESTAMP_OPTION_BYTES } else { 0 };
+        let opt = if cfg.tcp.timestamps {
+            TIMESTAMP_OPTION_BYTES
+        } else {
+            0
+        };
         Ok(Node {
             id,
             roles,
-            nb: NorthBridge::new(clock.duration_of(cfg.nb.collision_penalty_cycles), cfg.nb.transaction_hold_ps, cfg.nb.ideal, host_cpus),
-            io: IoBus::new(cfg.io.rate_bps, cfg.io.transaction_overhead_ps, cfg.io.ideal),
+            nb: NorthBridge::new(
+                clock.duration_of(cfg.nb.collision_penalty_cycles),
+                cfg.nb.transaction_hold_ps,
+                cfg.nb.ideal,
+                host_cpus,
+            ),
+            io: IoBus::new(
+                cfg.io.rate_bps,
+                cfg.io.transaction_overhead_ps,
+                cfg.io.ideal,
+            ),
             nic,
             dma: Default::default(),
             tcp: Tcp::new(&cfg.tcp, cfg.nic.mtu_bytes, nodelay),
@@ -284,7 +366,11 @@ impl Node {
             pio_write_fraction: cfg.io.pio_write_fraction,
             dma_chunk: cfg.io.dma_chunk_bytes.max(1),
             line_bytes: cfg.nb.line_bytes.max(1),
-            nb_line_hold: if cfg.nb.ideal { Duration::ZERO } else { cfg.nb.transaction_hold_ps },
+            nb_line_hold: if cfg.nb.ideal {
+                Duration::ZERO
+            } else {
+                cfg.nb.transaction_hold_ps
+            },
             softirq_copy: cfg.rx.softirq_payload_copy,
             desc_bytes: cfg.nic.descriptor_bytes,
             status_bytes: cfg.nic.status_block_bytes,
@@ -293,7 +379,8 @@ impl Node {
             ipi_send_cycles: cfg.apic.ipi_send_cycles,
             kick: cfg.offload.softirq_kick,
             notification_handler: cfg.smp.notification_handler,
-            ack_on_nic: roles.rx_mode == RxMode::RingAccumulate && cfg.offload.ack_path == crate::config::AckPath::NicLocal,
+            ack_on_nic: roles.rx_mode == RxMode::RingAccumulate
+                && cfg.offload.ack_path == crate::config::AckPath::NicLocal,
             flush_on_push: cfg.nic.ring_flush_on_push,
             flush_idle: cfg.nic.ring_flush_idle_ps,
             backlog_limit: cfg.napi.backlog_packets,
@@ -328,7 +415,9 @@ impl Node {
     fn dispatch(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
         // A completed job's effect may already have started work here (a wake-up kicks).
         while self.procs[p].running.is_none() {
-            let Some((ctx, job)) = self.pick(p) else { return };
+            let Some((ctx, job)) = self.pick(p) else {
+                return;
+            };
             self.procs[p].running = Some((ctx, job));
             if self.start_chunk(eng, p) {
                 return;
@@ -388,11 +477,17 @@ impl Node {
     /// Prices the next chunk of the running job and schedules its end; false if the job is done.
     fn start_chunk(&mut self, eng: &mut Engine<Ev>, p: usize) -> bool {
         let now = eng.now();
-        let Some(c) = self.procs[p].next_chunk() else { return false };
+        let Some(c) = self.procs[p].next_chunk() else {
+            return false;
+        };
         let proc = &self.procs[p];
         let mut t = now;
         match proc.mem.local_io_cycles {
-            Some(cyc) => t += proc.clock.duration_of(cyc * (c.pio_reads + c.pio_writes) as f64),
+            Some(cyc) => {
+                t += proc
+                    .clock
+                    .duration_of(cyc * (c.pio_reads + c.pio_writes) as f64)
+            }
             None => {
                 for _ in 0..c.pio_reads {
                     // A read waits for the full round trip.
@@ -409,7 +504,9 @@ impl Node {
         if c.refs > 0.0 {
             // Only the misses reach the bridge; the stall is the mean access time either way.
             if proc.mem.contended {
-                t += self.nb.request(t, Initiator::Cpu(p), proc.mem.model.transactions(c.refs));
+                t += self
+                    .nb
+                    .request(t, Initiator::Cpu(p), proc.mem.model.transactions(c.refs));
             }
             t += proc.clock.duration_of(proc.mem.model.stall_cycles(c.refs));
         }
@@ -420,7 +517,13 @@ impl Node {
         pr.chunk_end = t;
         pr.chunk_cat = c.cat;
         pr.chunk_ctx = ctx;
-        eng.at(t, Ev::Chunk { node: self.id, proc: p as u8 });
+        eng.at(
+            t,
+            Ev::Chunk {
+                node: self.id,
+                proc: p as u8,
+            },
+        );
         true
     }
 
@@ -433,8 +536,13 @@ impl Node {
         let hard_waiting = !self.procs[p].hardirq_q.is_empty();
         let soft_waiting = p == self.roles.protocol && self.sq.pending && !self.sq.running;
         // With wakeup preemption, the woken communication thread preempts the load thread.
-        let comm_waiting = self.wakeup_preempts && then == Then::Thread(LOAD) && self.threads[COMM].proc == p && self.threads[COMM].runnable;
-        if (ctx > Ctx::HardIrq && hard_waiting) || (ctx == Ctx::Process && (soft_waiting || comm_waiting)) {
+        let comm_waiting = self.wakeup_preempts
+            && then == Then::Thread(LOAD)
+            && self.threads[COMM].proc == p
+            && self.threads[COMM].runnable;
+        if (ctx > Ctx::HardIrq && hard_waiting)
+            || (ctx == Ctx::Process && (soft_waiting || comm_waiting))
+        {
             let (ctx, job) = self.procs[p].running.take().unwrap();
             match job.then {
                 Then::Thread(tid) => self.threads[tid].saved = Some(job),
@@ -476,14 +584,29 @@ impl Node {
         } else {
             self.ipi_lat
         };
-        eng.after(lat, Ev::Irq { node: self.id, proc: to as u8, kind: IrqKind::Notice(notice) });
+        eng.after(
+            lat,
+            Ev::Irq {
+                node: self.id,
+                proc: to as u8,
+                kind: IrqKind::Notice(notice),
+            },
+        );
     }
 
     fn notify_cost(&self, to: usize) -> Piece {
         if self.procs[to].name == "nic_cpu" && self.kick == SoftirqKick::Doorbell {
-            Piece { cat: Some(Category::Driver), pio_writes: 1, ..Default::default() }
+            Piece {
+                cat: Some(Category::Driver),
+                pio_writes: 1,
+                ..Default::default()
+            }
         } else {
-            Piece { cat: Some(Category::Os), cycles: self.ipi_send_cycles, ..Default::default() }
+            Piece {
+                cat: Some(Category::Os),
+                cycles: self.ipi_send_cycles,
+                ..Default::default()
+            }
         }
     }
 
@@ -512,8 +635,12 @@ impl Node {
             IrqKind::Notice(n) => {
                 self.procs[p].stats.irqs_ipi += 1;
                 match self.notification_handler {
-                    NotificationHandler::Ipi => Job::new(Then::Notified(n)).with(self.piece(&c.ipi_handler, 0, 1)),
-                    NotificationHandler::Irq => Job::new(Then::Notified(n)).with(self.piece(&c.irq_entry, 0, 1)).with(self.piece(&c.irq_exit, 0, 1)),
+                    NotificationHandler::Ipi => {
+                        Job::new(Then::Notified(n)).with(self.piece(&c.ipi_handler, 0, 1))
+                    }
+                    NotificationHandler::Irq => Job::new(Then::Notified(n))
+                        .with(self.piece(&c.irq_entry, 0, 1))
+                        .with(self.piece(&c.irq_exit, 0, 1)),
                 }
             }
         };
@@ -569,8 +696,16 @@ impl Node {
         }
         if let Some(tid) = self.sq.wake.pop_front() {
             let to = self.threads[tid].proc;
-            let ipi = if to != self.roles.protocol { self.notify_cost(to) } else { Piece::default() };
-            return mk(self, Effect::Wake(tid), &[self.piece(&c.rx_wake, 0, 1), ipi]);
+            let ipi = if to != self.roles.protocol {
+                self.notify_cost(to)
+            } else {
+                Piece::default()
+            };
+            return mk(
+                self,
+                Effect::Wake(tid),
+                &[self.piece(&c.rx_wake, 0, 1), ipi],
+            );
         }
         if let Some(k) = self.sq.timers.pop_front() {
             return mk(self, Effect::Timer(k), &[self.piece(&c.timer, 0, 1)]);
@@ -578,7 +713,14 @@ impl Node {
         if self.nic.tx_done > 0 {
             let n = self.nic.tx_done;
             self.nic.tx_done = 0;
-            return mk(self, Effect::Reclaim(n), &[self.piece(&c.tx_complete, 0, n), self.piece(&c.skb_free, 0, n)]);
+            return mk(
+                self,
+                Effect::Reclaim(n),
+                &[
+                    self.piece(&c.tx_complete, 0, n),
+                    self.piece(&c.skb_free, 0, n),
+                ],
+            );
         }
         if self.sq.budget_used >= self.cfg_napi_budget {
             // Budget spent: defer the rest and let process context run (ksoftirqd-like).
@@ -679,7 +821,10 @@ impl Node {
             self.threads[COMM].blocked = None;
             self.sq.wake.push_back(COMM);
         }
-        if r.space_freed && self.threads[COMM].blocked == Some(Wait::Space) && self.tcp.send_space() > 0 {
+        if r.space_freed
+            && self.threads[COMM].blocked == Some(Wait::Space)
+            && self.tcp.send_space() > 0
+        {
             self.threads[COMM].blocked = None;
             self.sq.wake.push_back(COMM);
         }
@@ -719,19 +864,37 @@ impl Node {
         if let Some(t) = self.tcp.delack_deadline {
             if self.scheduled_delack != Some(t) {
                 self.scheduled_delack = Some(t);
-                eng.at(t.max(eng.now()), Ev::Delack { node: self.id, at: t });
+                eng.at(
+                    t.max(eng.now()),
+                    Ev::Delack {
+                        node: self.id,
+                        at: t,
+                    },
+                );
             }
         }
         if let Some(t) = self.tcp.rto_deadline {
             if self.scheduled_rto != Some(t) {
                 self.scheduled_rto = Some(t);
-                eng.at(t.max(eng.now()), Ev::Rto { node: self.id, at: t });
+                eng.at(
+                    t.max(eng.now()),
+                    Ev::Rto {
+                        node: self.id,
+                        at: t,
+                    },
+                );
             }
         }
         if let Some(t) = self.tcp.persist_deadline {
             if self.scheduled_persist != Some(t) {
                 self.scheduled_persist = Some(t);
-                eng.at(t.max(eng.now()), Ev::Persist { node: self.id, at: t });
+                eng.at(
+                    t.max(eng.now()),
+                    Ev::Persist {
+                        node: self.id,
+                        at: t,
+                    },
+                );
             }
         }
     }
@@ -774,7 +937,14 @@ impl Node {
     /// Hands thread `tid` an operation from a thread on processor `from` (the Hpcbench queue
     /// between the receiving and the load thread). Across processors the sleeper is woken with
     /// a reschedule IPI and pays the context switch; on one processor it is a plain wake-up.
-    pub fn hand_off(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, from: usize, tid: usize, op: Op) {
+    pub fn hand_off(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        from: usize,
+        tid: usize,
+        op: Op,
+    ) {
         self.assign(tid, op);
         self.threads[tid].woken = true;
         let to = self.threads[tid].proc;
@@ -834,8 +1004,24 @@ impl Node {
                 let n = left.min(space);
                 let bell = self.toe_doorbell(tid);
                 // Without checksum offload, csum_partial_copy folds the sum into this copy.
-                let fold = if self.csum_offload { Piece::default() } else { self.piece(&c.tx_csum_fold, n, 1) };
-                mk(self, Effect::Copied { bytes: n, push: n == left }, &[self.piece(&c.tx_copy, n, 1), fold, self.piece(&c.skb_alloc, 0, 1), bell])
+                let fold = if self.csum_offload {
+                    Piece::default()
+                } else {
+                    self.piece(&c.tx_csum_fold, n, 1)
+                };
+                mk(
+                    self,
+                    Effect::Copied {
+                        bytes: n,
+                        push: n == left,
+                    },
+                    &[
+                        self.piece(&c.tx_copy, n, 1),
+                        fold,
+                        self.piece(&c.skb_alloc, 0, 1),
+                        bell,
+                    ],
+                )
             }
             Op::Recv(_) => {
                 let avail = self.tcp.readable().min(left);
@@ -845,11 +1031,28 @@ impl Node {
                 }
                 let skbs = avail.div_ceil(self.tcp.mss as u64) as u32;
                 let bell = self.toe_doorbell(tid);
-                mk(self, Effect::Read { bytes: avail }, &[self.piece(&c.rx_copy, avail, skbs), self.piece(&c.skb_free, 0, skbs), bell])
+                mk(
+                    self,
+                    Effect::Read { bytes: avail },
+                    &[
+                        self.piece(&c.rx_copy, avail, skbs),
+                        self.piece(&c.skb_free, 0, skbs),
+                        bell,
+                    ],
+                )
             }
             Op::Compute { cycles, refs } => {
-                let p = Piece { cat: Some(Category::App), cycles, refs, ..Default::default() };
-                mk(self, Effect::ComputeDone, &[self.piece(&c.app_message, 0, 1), p])
+                let p = Piece {
+                    cat: Some(Category::App),
+                    cycles,
+                    refs,
+                    ..Default::default()
+                };
+                mk(
+                    self,
+                    Effect::ComputeDone,
+                    &[self.piece(&c.app_message, 0, 1), p],
+                )
             }
         }
     }
@@ -865,7 +1068,13 @@ impl Node {
         }
     }
 
-    fn output_from_thread(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize, segs: Vec<Segment>) {
+    fn output_from_thread(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        tid: usize,
+        segs: Vec<Segment>,
+    ) {
         if segs.is_empty() {
             return;
         }
@@ -935,7 +1144,11 @@ impl Node {
 
     /// The driver posted a segment for transmission (or the NIC processor built an ACK).
     fn nic_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, seg: Segment) {
-        let f = Frame { seg, ip_bytes: seg.len as u64 + self.header_bytes, raw: false };
+        let f = Frame {
+            seg,
+            ip_bytes: seg.len as u64 + self.header_bytes,
+            raw: false,
+        };
         self.stats.payload_tx_bytes += seg.len as u64;
         if self.ack_on_nic && seg.is_pure_ack() {
             // Built in NIC memory and handed to the MAC: no descriptor, no DMA.
@@ -961,7 +1174,9 @@ impl Node {
     fn reclaim(&mut self, eng: &mut Engine<Ev>, n: u32) {
         self.nic.tx_used -= n.min(self.nic.tx_used);
         while self.nic.tx_used < self.nic.p.tx_ring_entries {
-            let Some(f) = self.qdisc.pop_front() else { break };
+            let Some(f) = self.qdisc.pop_front() else {
+                break;
+            };
             self.post_tx(eng, f);
         }
     }
@@ -978,7 +1193,9 @@ impl Node {
         if chan.busy {
             return;
         }
-        let Some((_, total)) = chan.queue.front() else { return };
+        let Some((_, total)) = chan.queue.front() else {
+            return;
+        };
         if chan.left == 0 {
             chan.left = *total;
         }
@@ -990,8 +1207,18 @@ impl Node {
         self.stats.dma_bytes += bytes;
         // The transfer's memory lines cross the bridge; the I/O bus is the slower of the two.
         let lines = bytes.div_ceil(self.line_bytes) as f64;
-        let end = end.max(start + self.nb.request(start, Initiator::Dma, lines) + self.nb_line_hold.mul_f64(lines));
-        eng.at(end, Ev::Dma { node: self.id, chan: ch as u8 });
+        let end = end.max(
+            start
+                + self.nb.request(start, Initiator::Dma, lines)
+                + self.nb_line_hold.mul_f64(lines),
+        );
+        eng.at(
+            end,
+            Ev::Dma {
+                node: self.id,
+                chan: ch as u8,
+            },
+        );
     }
 
     pub fn on_dma(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, ch: usize) {
@@ -1030,7 +1257,13 @@ impl Node {
     fn irq_decision(&mut self, eng: &mut Engine<Ev>, d: IrqDecision) {
         match d {
             IrqDecision::Raise => self.raise_nic_irq(eng),
-            IrqDecision::ArmTimer(t) => eng.at(t, Ev::Coalesce { node: self.id, at: t }),
+            IrqDecision::ArmTimer(t) => eng.at(
+                t,
+                Ev::Coalesce {
+                    node: self.id,
+                    at: t,
+                },
+            ),
             IrqDecision::None => {}
         }
     }
@@ -1041,16 +1274,30 @@ impl Node {
         if per_s <= 0.0 {
             return;
         }
-        let host: Vec<usize> = (0..self.procs.len()).filter(|&p| self.procs[p].name != "nic_cpu").collect();
+        let host: Vec<usize> = (0..self.procs.len())
+            .filter(|&p| self.procs[p].name != "nic_cpu")
+            .collect();
         let period = 1e12 / per_s;
         for (k, &p) in host.iter().enumerate() {
             let phase = period * (k + 1) as f64 / (host.len() + 1) as f64;
-            eng.at(Time(phase as u64), Ev::CrossCall { node: self.id, proc: p as u8 });
+            eng.at(
+                Time(phase as u64),
+                Ev::CrossCall {
+                    node: self.id,
+                    proc: p as u8,
+                },
+            );
         }
     }
 
     pub fn on_cross_call(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, per_s: f64) {
-        eng.after(Duration((1e12 / per_s) as u64), Ev::CrossCall { node: self.id, proc: p as u8 });
+        eng.after(
+            Duration((1e12 / per_s) as u64),
+            Ev::CrossCall {
+                node: self.id,
+                proc: p as u8,
+            },
+        );
         self.on_irq(eng, wire, p, IrqKind::Notice(Notice::CrossCall));
     }
 
@@ -1065,7 +1312,14 @@ impl Node {
             IrqPath::Ioapic => self.ioapic_lat,
             IrqPath::Direct => Duration::ZERO,
         };
-        eng.after(lat, Ev::Irq { node: self.id, proc: self.roles.irq_target as u8, kind: IrqKind::Nic });
+        eng.after(
+            lat,
+            Ev::Irq {
+                node: self.id,
+                proc: self.roles.irq_target as u8,
+                kind: IrqKind::Nic,
+            },
+        );
     }
 
     /// A frame's last bit reached this node's MAC.
@@ -1090,7 +1344,13 @@ impl Node {
                     return;
                 }
                 let mut cause = self.nic.accumulate(f, self.flush_on_push);
-                if cause == Some(FlushCause::Full) && !self.nic.acc.iter().any(|x| x.seg.seq == f.seg.seq && x.seg.len == f.seg.len) {
+                if cause == Some(FlushCause::Full)
+                    && !self
+                        .nic
+                        .acc
+                        .iter()
+                        .any(|x| x.seg.seq == f.seg.seq && x.seg.len == f.seg.len)
+                {
                     self.flush(eng, FlushCause::Full);
                     cause = self.nic.accumulate(f, self.flush_on_push);
                 }
@@ -1099,7 +1359,13 @@ impl Node {
                     None => {
                         let t = eng.now() + self.flush_idle;
                         self.nic.idle_deadline = Some(t);
-                        eng.at(t, Ev::AccIdle { node: self.id, at: t });
+                        eng.at(
+                            t,
+                            Ev::AccIdle {
+                                node: self.id,
+                                at: t,
+                            },
+                        );
                     }
                 }
             }
@@ -1117,7 +1383,11 @@ impl Node {
         if frames.is_empty() {
             return;
         }
-        let bytes: u64 = frames.iter().map(|f| f.ip_bytes + 14 + self.desc_bytes).sum::<u64>() + self.status_bytes;
+        let bytes: u64 = frames
+            .iter()
+            .map(|f| f.ip_bytes + 14 + self.desc_bytes)
+            .sum::<u64>()
+            + self.status_bytes;
         self.dma[0].queue.push_back((frames, bytes));
         self.dma_next(eng, 0);
     }
@@ -1127,9 +1397,20 @@ impl Node {
     /// Payload bytes held anywhere inside this node's receive side (rings, DMA, backlog).
     pub fn rx_payload_in_flight(&self) -> u64 {
         let ring: u64 = self.nic.rx_ready.iter().map(|f| f.seg.len as u64).sum();
-        let dma: u64 = self.dma[0].queue.iter().flat_map(|(v, _)| v.iter()).map(|f| f.seg.len as u64).sum();
+        let dma: u64 = self.dma[0]
+            .queue
+            .iter()
+            .flat_map(|(v, _)| v.iter())
+            .map(|f| f.seg.len as u64)
+            .sum();
         let acc: u64 = self.nic.acc.iter().map(|f| f.seg.len as u64).sum();
-        let backlog: u64 = self.sq.backlog.iter().chain(&self.delivered).map(|f| f.seg.len as u64).sum();
+        let backlog: u64 = self
+            .sq
+            .backlog
+            .iter()
+            .chain(&self.delivered)
+            .map(|f| f.seg.len as u64)
+            .sum();
         let effect = match self.sq.effect {
             Some(EffectBox(Effect::RxPacket(f))) => f.seg.len as u64,
             _ => 0,
@@ -1140,15 +1421,30 @@ impl Node {
     /// Payload bytes posted for transmission but not yet on the wire.
     pub fn tx_payload_in_flight(&self) -> u64 {
         let q = self.qdisc.iter().map(|f| f.seg.len as u64).sum::<u64>();
-        q + self.dma[1].queue.iter().flat_map(|(v, _)| v.iter()).map(|f| f.seg.len as u64).sum::<u64>()
+        q + self.dma[1]
+            .queue
+            .iter()
+            .flat_map(|(v, _)| v.iter())
+            .map(|f| f.seg.len as u64)
+            .sum::<u64>()
     }
 
     /// Payload decided by TCP but whose transmit work has not run yet.
     pub fn tx_payload_pending(&self) -> u64 {
         let q = |v: &VecDeque<Segment>| v.iter().map(|s| s.len as u64).sum::<u64>();
-        let eff = |e: &Effect| if let Effect::Xmit(s) = e { s.len as u64 } else { 0 };
+        let eff = |e: &Effect| {
+            if let Effect::Xmit(s) = e {
+                s.len as u64
+            } else {
+                0
+            }
+        };
         q(&self.sq.xmit)
-            + self.threads.iter().map(|t| q(&t.xmit) + eff(&t.effect)).sum::<u64>()
+            + self
+                .threads
+                .iter()
+                .map(|t| q(&t.xmit) + eff(&t.effect))
+                .sum::<u64>()
             + self.sq.effect.map(|b| eff(&b.0)).unwrap_or(0)
     }
 }

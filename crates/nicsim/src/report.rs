@@ -19,8 +19,14 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
             let mut busy = Map::new();
             let mut cycles = Map::new();
             for (k, _) in CATEGORIES.iter().enumerate() {
-                busy.insert(CAT_NAMES[k].into(), json!(p.busy_ps[k] as f64 / (secs * 1e12)));
-                cycles.insert(CAT_NAMES[k].into(), json!(p.busy_ps[k] as f64 * 1e-12 * clock));
+                busy.insert(
+                    CAT_NAMES[k].into(),
+                    json!(p.busy_ps[k] as f64 / (secs * 1e12)),
+                );
+                cycles.insert(
+                    CAT_NAMES[k].into(),
+                    json!(p.busy_ps[k] as f64 * 1e-12 * clock),
+                );
             }
             let mut ctx = Map::new();
             for (k, name) in CTX_NAMES.iter().enumerate() {

@@ -65,20 +65,24 @@ impl Snapshot {
                     .map(|p| {
                         let (busy_ps, ctx_ps) = p.busy_until(at);
                         ProcSnap {
-                        name: p.name.to_string(),
-                        busy_ps,
-                        ctx_ps,
-                        irqs_nic: p.stats.irqs_nic,
-                        irqs_ipi: p.stats.irqs_ipi,
-                        context_switches: p.stats.context_switches,
-                    }})
+                            name: p.name.to_string(),
+                            busy_ps,
+                            ctx_ps,
+                            irqs_nic: p.stats.irqs_nic,
+                            irqs_ipi: p.stats.irqs_ipi,
+                            context_switches: p.stats.context_switches,
+                        }
+                    })
                     .collect(),
                 io_busy_ps: n.io.busy_ps,
                 io_transactions: n.io.transactions,
                 dma_bytes: n.stats.dma_bytes,
-                nb_collisions: n.nb.cpu.iter().map(|c| c.collisions).sum::<u64>() + n.nb.dma.collisions,
-                nb_penalty_ps: n.nb.cpu.iter().map(|c| c.penalty_ps).sum::<u64>() + n.nb.dma.penalty_ps,
-                nb_transactions: n.nb.cpu.iter().map(|c| c.transactions).sum::<f64>() + n.nb.dma.transactions,
+                nb_collisions: n.nb.cpu.iter().map(|c| c.collisions).sum::<u64>()
+                    + n.nb.dma.collisions,
+                nb_penalty_ps: n.nb.cpu.iter().map(|c| c.penalty_ps).sum::<u64>()
+                    + n.nb.dma.penalty_ps,
+                nb_transactions: n.nb.cpu.iter().map(|c| c.transactions).sum::<f64>()
+                    + n.nb.dma.transactions,
                 nb_busy_ps: n.nb.busy_ps(),
                 copy_bytes: n.stats.copy_bytes,
                 app_bytes_read: n.threads[crate::node::COMM].bytes_read,
@@ -92,7 +96,11 @@ impl Snapshot {
                 rto_expiries: n.tcp.stats.rto_expiries,
                 fast_retransmits: n.tcp.stats.fast_retransmits,
                 nic_irqs_raised: n.nic.stats.irqs_raised,
-                flushes: [n.nic.stats.flush_full, n.nic.stats.flush_idle, n.nic.stats.flush_push],
+                flushes: [
+                    n.nic.stats.flush_full,
+                    n.nic.stats.flush_idle,
+                    n.nic.stats.flush_push,
+                ],
                 wakeups: n.stats.wakeups,
                 ipis_sent: n.stats.ipis_sent,
             })
@@ -161,7 +169,11 @@ impl Window {
                 ipis_sent: y.ipis_sent - x.ipis_sent,
             })
             .collect();
-        Window { start: a.at, end: b.at, d: Snapshot { at: b.at, nodes } }
+        Window {
+            start: a.at,
+            end: b.at,
+            d: Snapshot { at: b.at, nodes },
+        }
     }
 
     pub fn seconds(&self) -> f64 {
@@ -220,7 +232,10 @@ pub fn check_window(w: &World, win: &Window) -> Result<(), String> {
         for (j, p) in n.procs.iter().enumerate() {
             let u = win.utilisation(i, j);
             if u > 1.0 + UTIL_SLACK {
-                return Err(format!("utilisation bound broken: node{i}.{} at {:.4}", p.name, u));
+                return Err(format!(
+                    "utilisation bound broken: node{i}.{} at {:.4}",
+                    p.name, u
+                ));
             }
         }
     }

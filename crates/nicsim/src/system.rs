@@ -52,12 +52,21 @@ impl World {
     }
 
     fn split(&mut self, n: usize) -> (&mut Node, &mut Engine<Ev>, Wire<'_>) {
-        (&mut self.nodes[n], &mut self.eng, Wire { lane: &mut self.lanes[n], frames: &mut self.wires[n] })
+        (
+            &mut self.nodes[n],
+            &mut self.eng,
+            Wire {
+                lane: &mut self.lanes[n],
+                frames: &mut self.wires[n],
+            },
+        )
     }
 
     /// Executes one event; returns false when the queue is empty.
     pub fn step(&mut self) -> bool {
-        let Some((_, ev)) = self.eng.pop() else { return false };
+        let Some((_, ev)) = self.eng.pop() else {
+            return false;
+        };
         match ev {
             Ev::Chunk { node, proc } => {
                 let (n, e, mut w) = self.split(node as usize);
@@ -68,7 +77,9 @@ impl World {
                 n.on_dma(e, &mut w, chan as usize);
             }
             Ev::Arrive { node } => {
-                let (_, f) = self.wires[1 - node as usize].pop_front().expect("arrival without a frame");
+                let (_, f) = self.wires[1 - node as usize]
+                    .pop_front()
+                    .expect("arrival without a frame");
                 let (n, e, mut w) = self.split(node as usize);
                 n.on_arrive(e, &mut w, f);
             }
@@ -169,10 +180,22 @@ fn netpipe_points(w: &mut World, out: &mut Vec<NetpipePoint>) -> Result<(), Stri
     let plan: Vec<netpipe::Planned> = if np.sizes_bytes.is_empty() {
         netpipe::schedule(np.start_bytes, np.max_bytes, np.perturbation_bytes)
     } else {
-        np.sizes_bytes.iter().map(|&s| netpipe::Planned { size_bytes: s, inc_bytes: 1 }).collect()
+        np.sizes_bytes
+            .iter()
+            .map(|&s| netpipe::Planned {
+                size_bytes: s,
+                inc_bytes: 1,
+            })
+            .collect()
     };
     // t_last starts from 100 round trips of the start size (unmeasured warm-up).
-    let warm = transfer(w, np.mode, np.start_bytes.max(1), 100, NetpipeMode::Pingpong)?;
+    let warm = transfer(
+        w,
+        np.mode,
+        np.start_bytes.max(1),
+        100,
+        NetpipeMode::Pingpong,
+    )?;
     let mut t_last = warm;
     let mut prev = np.start_bytes.max(1);
     for p in plan {
@@ -180,11 +203,23 @@ fn netpipe_points(w: &mut World, out: &mut Vec<NetpipePoint>) -> Result<(), Stri
             break;
         }
         let reps = if np.sizes_bytes.is_empty() {
-            netpipe::repetitions(Duration(np.target_ps.0).as_secs_f64(), prev, p.inc_bytes, t_last, np.trials)
+            netpipe::repetitions(
+                Duration(np.target_ps.0).as_secs_f64(),
+                prev,
+                p.inc_bytes,
+                t_last,
+                np.trials,
+            )
         } else {
             // Explicit sizes jump, so one unmeasured transfer of this size sets t_last.
             let probe = transfer(w, np.mode, p.size_bytes, 1, np.mode)?;
-            netpipe::repetitions(Duration(np.target_ps.0).as_secs_f64(), 1, 1, probe, np.trials)
+            netpipe::repetitions(
+                Duration(np.target_ps.0).as_secs_f64(),
+                1,
+                1,
+                probe,
+                np.trials,
+            )
         };
         let before = w.snapshot();
         let mut times = Vec::new();
@@ -198,14 +233,25 @@ fn netpipe_points(w: &mut World, out: &mut Vec<NetpipePoint>) -> Result<(), Stri
         };
         t_last = t;
         prev = p.size_bytes;
-        out.push(NetpipePoint { size_bytes: p.size_bytes, repetitions: reps, time_s: t, window: Window::between(&before, &after) });
+        out.push(NetpipePoint {
+            size_bytes: p.size_bytes,
+            repetitions: reps,
+            time_s: t,
+            window: Window::between(&before, &after),
+        });
         crate::stats::check_window(w, &out.last().unwrap().window)?;
     }
     Ok(())
 }
 
 /// `reps` transfers of `size` bytes; returns the time per transfer (one-way in ping-pong).
-fn transfer(w: &mut World, _cfg_mode: NetpipeMode, size: u64, reps: u64, mode: NetpipeMode) -> Result<f64, String> {
+fn transfer(
+    w: &mut World,
+    _cfg_mode: NetpipeMode,
+    size: u64,
+    reps: u64,
+    mode: NetpipeMode,
+) -> Result<f64, String> {
     let t0 = w.eng.now();
     let size = size.max(1);
     let mut sent = 0u64;
@@ -225,11 +271,23 @@ fn transfer(w: &mut World, _cfg_mode: NetpipeMode, size: u64, reps: u64, mode: N
     let give_up = t0 + Duration(np_limit_ps(w));
     loop {
         if w.eng.now() > give_up {
-            let tcp: Vec<String> = w.nodes.iter().map(|n| format!("node{}: {}", n.id, n.tcp.describe())).collect();
-            return Err(format!("a {size}-byte transfer made no progress for {:.0} s simulated; {}", (give_up - t0).as_secs_f64(), tcp.join("; ")));
+            let tcp: Vec<String> = w
+                .nodes
+                .iter()
+                .map(|n| format!("node{}: {}", n.id, n.tcp.describe()))
+                .collect();
+            return Err(format!(
+                "a {size}-byte transfer made no progress for {:.0} s simulated; {}",
+                (give_up - t0).as_secs_f64(),
+                tcp.join("; ")
+            ));
         }
         if !w.step() {
-            let tcp: Vec<String> = w.nodes.iter().map(|n| format!("node{}: {}", n.id, n.tcp.describe())).collect();
+            let tcp: Vec<String> = w
+                .nodes
+                .iter()
+                .map(|n| format!("node{}: {}", n.id, n.tcp.describe()))
+                .collect();
             return Err(format!("simulation stalled: no events left during a {size}-byte transfer (a deadlock in the model); {}", tcp.join("; ")));
         }
         while let Some((node, tid)) = w.take_done() {
@@ -260,7 +318,11 @@ fn transfer(w: &mut World, _cfg_mode: NetpipeMode, size: u64, reps: u64, mode: N
                         continue;
                     }
                     let send_next = (node == 0) == (s % 2 == 0);
-                    let op = if send_next { Op::Send(size) } else { Op::Recv(size) };
+                    let op = if send_next {
+                        Op::Send(size)
+                    } else {
+                        Op::Recv(size)
+                    };
                     w.start_op(node, COMM, op);
                 }
             }
@@ -333,7 +395,11 @@ pub fn run_hpcbench(w: &mut World) -> Result<HpcResult, String> {
     let after = crate::stats::Snapshot::take_at(w, end);
     let window = Window::between(&b, &after);
     crate::stats::check_window(w, &window)?;
-    Ok(HpcResult { message_bytes: m, received_bytes: consumed(w) - c0, window })
+    Ok(HpcResult {
+        message_bytes: m,
+        received_bytes: consumed(w) - c0,
+        window,
+    })
 }
 
 fn start_load(w: &mut World, h: &crate::config::Hpcbench) {
@@ -341,7 +407,8 @@ fn start_load(w: &mut World, h: &crate::config::Hpcbench) {
         return;
     }
     if let Some(bytes) = w.nodes[1].load_queue.pop_front() {
-        let (cycles, refs) = hpcbench::message_work(bytes, h.app_cycles_per_byte, h.app_refs_per_byte);
+        let (cycles, refs) =
+            hpcbench::message_work(bytes, h.app_cycles_per_byte, h.app_refs_per_byte);
         w.hand_off(1, COMM, LOAD, Op::Compute { cycles, refs });
     }
 }
@@ -364,7 +431,11 @@ pub fn run_packet_gen(w: &mut World) -> Result<GenResult, String> {
     let mut rng = crate::engine::Rng::new(w.cfg.run.seed);
     let warm_end = Time(g.warmup_ps.0);
     let end = warm_end + g.duration_ps;
-    let mut next = if trace { Time(g.trace_gaps_ps[0].0) } else { Time(0) };
+    let mut next = if trace {
+        Time(g.trace_gaps_ps[0].0)
+    } else {
+        Time(0)
+    };
     let (mut before, mut offered) = (None, (0u64, 0u64));
     loop {
         let ev_t = w.eng.peek_time();
@@ -372,16 +443,33 @@ pub fn run_packet_gen(w: &mut World) -> Result<GenResult, String> {
             // The next arrival comes strictly before every pending event: advance the clock
             // to it through the engine (so the event count stays honest) and inject it.
             if before.is_none() && next >= warm_end {
-                before = Some((crate::stats::Snapshot::take_at(w, warm_end), w.nodes[1].stats.raw_delivered));
+                before = Some((
+                    crate::stats::Snapshot::take_at(w, warm_end),
+                    w.nodes[1].stats.raw_delivered,
+                ));
                 offered.1 = offered.0;
             }
             w.eng.at(next, Ev::Workload);
             w.eng.pop();
-            let frame_bytes = if trace { g.trace_frame_bytes[idx % g.trace_frame_bytes.len()] } else { g.frame_bytes };
+            let frame_bytes = if trace {
+                g.trace_frame_bytes[idx % g.trace_frame_bytes.len()]
+            } else {
+                g.frame_bytes
+            };
             let ip_bytes = frame_bytes.saturating_sub(18).max(46);
             let payload = ip_bytes.saturating_sub(40);
-            let seg = crate::stack::tcp::Segment { seq: 0, len: payload as u32, ack: 0, win: 0, push: false };
-            let f = Frame { seg, ip_bytes, raw: true };
+            let seg = crate::stack::tcp::Segment {
+                seq: 0,
+                len: payload as u32,
+                ack: 0,
+                win: 0,
+                push: false,
+            };
+            let f = Frame {
+                seg,
+                ip_bytes,
+                raw: true,
+            };
             w.gen_injected_bytes += payload;
             offered.0 += 1;
             let (n, e, mut wire) = w.split(1);
@@ -406,5 +494,9 @@ pub fn run_packet_gen(w: &mut World) -> Result<GenResult, String> {
     let after = crate::stats::Snapshot::take_at(w, end);
     let window = Window::between(&b, &after);
     crate::stats::check_window(w, &window)?;
-    Ok(GenResult { offered_frames: offered.0 - offered.1, delivered_frames: w.nodes[1].stats.raw_delivered - d0, window })
+    Ok(GenResult {
+        offered_frames: offered.0 - offered.1,
+        delivered_frames: w.nodes[1].stats.raw_delivered - d0,
+        window,
+    })
 }

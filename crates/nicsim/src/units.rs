@@ -7,12 +7,16 @@ use std::ops::{Add, AddAssign, Sub};
 const PS_PER_S: u128 = 1_000_000_000_000;
 
 /// An instant of simulated time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Time(pub u64);
 
 /// A span of simulated time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Duration(pub u64);
 
@@ -65,7 +69,11 @@ impl Duration {
 impl Add<Duration> for Time {
     type Output = Time;
     fn add(self, d: Duration) -> Time {
-        Time(self.0.checked_add(d.0).unwrap_or_else(|| panic!("time overflow: {} ps + {} ps", self.0, d.0)))
+        Time(
+            self.0
+                .checked_add(d.0)
+                .unwrap_or_else(|| panic!("time overflow: {} ps + {} ps", self.0, d.0)),
+        )
     }
 }
 impl AddAssign<Duration> for Time {
@@ -117,7 +125,10 @@ mod tests {
     #[test]
     fn serialisation_time_is_exact_for_gigabit() {
         // 1538 wire bytes at 1 Gbps: 12,304 ns exactly.
-        assert_eq!(BitRate(1_000_000_000).time_to_send(1538), Duration(12_304_000));
+        assert_eq!(
+            BitRate(1_000_000_000).time_to_send(1538),
+            Duration(12_304_000)
+        );
     }
 
     #[test]

@@ -42,7 +42,15 @@ pub struct NorthBridge {
 
 impl NorthBridge {
     pub fn new(penalty: Duration, per_transaction: Duration, ideal: bool, cpus: usize) -> Self {
-        NorthBridge { penalty, per_transaction, ideal, busy_until: Time::ZERO, last: None, cpu: vec![InitiatorStats::default(); cpus], dma: InitiatorStats::default() }
+        NorthBridge {
+            penalty,
+            per_transaction,
+            ideal,
+            busy_until: Time::ZERO,
+            last: None,
+            cpu: vec![InitiatorStats::default(); cpus],
+            dma: InitiatorStats::default(),
+        }
     }
 
     /// `transactions` wanted from `at`: returns how long the initiator is delayed before they
@@ -54,7 +62,11 @@ impl NorthBridge {
         }
         let hold = self.per_transaction.mul_f64(transactions);
         let collided = self.busy_until > at && self.last != Some(who);
-        let start = if collided { self.busy_until.max(at + self.penalty) } else { self.busy_until.max(at) };
+        let start = if collided {
+            self.busy_until.max(at + self.penalty)
+        } else {
+            self.busy_until.max(at)
+        };
         self.busy_until = start + hold;
         self.last = Some(who);
         let s = match who {
@@ -92,7 +104,16 @@ pub struct IoBus {
 
 impl IoBus {
     pub fn new(rate: BitRate, overhead: Duration, ideal: bool) -> Self {
-        IoBus { rate, overhead, ideal, busy_until: Time::ZERO, busy_ps: 0, transactions: 0, dma_bytes: 0, pio: 0 }
+        IoBus {
+            rate,
+            overhead,
+            ideal,
+            busy_until: Time::ZERO,
+            busy_ps: 0,
+            transactions: 0,
+            dma_bytes: 0,
+            pio: 0,
+        }
     }
 
     /// Time a transaction of `bytes` holds the bus.
@@ -130,12 +151,21 @@ mod tests {
         // 10 ns per transaction, 50 ns penalty.
         let mut nb = NorthBridge::new(Duration(50_000), Duration(10_000), false, 1);
         // The CPU's 160 misses hold the bus from 0 to 1600 ns; it is not delayed.
-        assert_eq!(nb.request(Time(0), Initiator::Cpu(0), 160.0), Duration::ZERO);
+        assert_eq!(
+            nb.request(Time(0), Initiator::Cpu(0), 160.0),
+            Duration::ZERO
+        );
         // DMA arrives at 100 ns: it collides and waits until 1600 ns.
-        assert_eq!(nb.request(Time(100_000), Initiator::Dma, 8.0), Duration(1_500_000));
+        assert_eq!(
+            nb.request(Time(100_000), Initiator::Dma, 8.0),
+            Duration(1_500_000)
+        );
         assert_eq!((nb.dma.collisions, nb.dma.transactions), (1, 8.0));
         // The penalty matters when the bus frees up before it ends: held until 1680 ns.
-        assert_eq!(nb.request(Time(1_670_000), Initiator::Cpu(0), 1.0), Duration(50_000));
+        assert_eq!(
+            nb.request(Time(1_670_000), Initiator::Cpu(0), 1.0),
+            Duration(50_000)
+        );
         assert_eq!((nb.cpu[0].collisions, nb.cpu[0].penalty_ps), (1, 50_000));
         assert_eq!(nb.busy_ps(), 1_600_000 + 80_000 + 10_000);
     }
@@ -151,7 +181,10 @@ mod tests {
         assert_eq!(nb.dma.collisions, 0);
         let mut ideal = NorthBridge::new(Duration(50_000), Duration(10_000), true, 1);
         ideal.request(Time(0), Initiator::Cpu(0), 100.0);
-        assert_eq!(ideal.request(Time(1), Initiator::Dma, 100.0), Duration::ZERO);
+        assert_eq!(
+            ideal.request(Time(1), Initiator::Dma, 100.0),
+            Duration::ZERO
+        );
         assert_eq!(ideal.dma.collisions, 0);
     }
 

@@ -5,7 +5,13 @@
 use crate::config::Category;
 use crate::units::{Duration, Freq, Time};
 
-pub const CATEGORIES: [Category; 5] = [Category::Copy, Category::Tcpip, Category::Driver, Category::Os, Category::App];
+pub const CATEGORIES: [Category; 5] = [
+    Category::Copy,
+    Category::Tcpip,
+    Category::Driver,
+    Category::Os,
+    Category::App,
+];
 
 pub fn cat_index(c: Category) -> usize {
     c as usize
@@ -69,7 +75,12 @@ pub struct Job {
 
 impl Job {
     pub fn new(then: Then) -> Self {
-        Job { pieces: [Piece::default(); MAX_PIECES], len: 0, idx: 0, then }
+        Job {
+            pieces: [Piece::default(); MAX_PIECES],
+            len: 0,
+            idx: 0,
+            then,
+        }
     }
 
     pub fn push(&mut self, p: Piece) {
@@ -88,7 +99,9 @@ impl Job {
 
     /// The pieces not yet started.
     pub fn pieces(&self) -> impl Iterator<Item = Piece> + '_ {
-        self.pieces[self.idx as usize..self.len as usize].iter().copied()
+        self.pieces[self.idx as usize..self.len as usize]
+            .iter()
+            .copied()
     }
 
     fn current(&mut self) -> Option<&mut Piece> {
@@ -108,19 +121,31 @@ pub enum MemoryModel {
     /// Mode A (thesis Eq. 4.1): a reference hits with probability `hit_ratio` and stays in the
     /// processor, or misses and becomes one north-bridge transaction. Its mean stall is
     /// t_mean = h·t_hit + (1 − h)·t_miss; only the misses reach (and contend on) the bridge.
-    MeanAccess { hit_ratio: f64, hit_cycles: f64, miss_cycles: f64 },
+    MeanAccess {
+        hit_ratio: f64,
+        hit_cycles: f64,
+        miss_cycles: f64,
+    },
 }
 
 impl MemoryModel {
     /// Memory that costs `cycles` per reference and never reaches the bridge (a connector).
     pub fn flat(cycles: f64) -> Self {
-        MemoryModel::MeanAccess { hit_ratio: 1.0, hit_cycles: cycles, miss_cycles: cycles }
+        MemoryModel::MeanAccess {
+            hit_ratio: 1.0,
+            hit_cycles: cycles,
+            miss_cycles: cycles,
+        }
     }
 
     /// Host cycles a batch of `refs` references stalls the processor, contention aside.
     pub fn stall_cycles(&self, refs: f64) -> f64 {
         match *self {
-            MemoryModel::MeanAccess { hit_ratio, hit_cycles, miss_cycles } => refs * (hit_ratio * hit_cycles + (1.0 - hit_ratio) * miss_cycles),
+            MemoryModel::MeanAccess {
+                hit_ratio,
+                hit_cycles,
+                miss_cycles,
+            } => refs * (hit_ratio * hit_cycles + (1.0 - hit_ratio) * miss_cycles),
         }
     }
 
@@ -216,8 +241,18 @@ impl Processor {
                 continue;
             }
             let refs = p.refs.min(batch);
-            let cycles = if p.refs > 0.0 { p.cycles * refs / p.refs } else { p.cycles };
-            let c = Chunk { refs, cycles, pio_reads: p.pio_reads, pio_writes: p.pio_writes, cat: p.cat.unwrap_or(Category::Os) };
+            let cycles = if p.refs > 0.0 {
+                p.cycles * refs / p.refs
+            } else {
+                p.cycles
+            };
+            let c = Chunk {
+                refs,
+                cycles,
+                pio_reads: p.pio_reads,
+                pio_writes: p.pio_writes,
+                cat: p.cat.unwrap_or(Category::Os),
+            };
             p.refs -= refs;
             p.cycles -= cycles;
             p.pio_reads = 0;
@@ -261,7 +296,11 @@ mod tests {
 
     #[test]
     fn mean_access_stalls_t_mean_and_sends_only_misses_to_the_bridge() {
-        let m = MemoryModel::MeanAccess { hit_ratio: 0.9, hit_cycles: 1.0, miss_cycles: 91.0 };
+        let m = MemoryModel::MeanAccess {
+            hit_ratio: 0.9,
+            hit_cycles: 1.0,
+            miss_cycles: 91.0,
+        };
         assert!((m.stall_cycles(100.0) - 1000.0).abs() < 1e-9);
         assert!((m.transactions(100.0) - 10.0).abs() < 1e-9);
         let f = MemoryModel::flat(10.0);
@@ -269,13 +308,32 @@ mod tests {
     }
 
     fn proc() -> Processor {
-        Processor::new("cpu0", Freq(400_000_000), 1.0, MemPath { model: MemoryModel::MeanAccess { hit_ratio: 0.9, hit_cycles: 1.0, miss_cycles: 91.0 }, contended: true, local_io_cycles: None }, 64)
+        Processor::new(
+            "cpu0",
+            Freq(400_000_000),
+            1.0,
+            MemPath {
+                model: MemoryModel::MeanAccess {
+                    hit_ratio: 0.9,
+                    hit_cycles: 1.0,
+                    miss_cycles: 91.0,
+                },
+                contended: true,
+                local_io_cycles: None,
+            },
+            64,
+        )
     }
 
     #[test]
     fn a_copy_is_cut_into_batches_of_references() {
         let mut p = proc();
-        let job = Job::new(Then::Thread(0)).with(Piece { cat: Some(Category::Copy), cycles: 1000.0, refs: 150.0, ..Default::default() });
+        let job = Job::new(Then::Thread(0)).with(Piece {
+            cat: Some(Category::Copy),
+            cycles: 1000.0,
+            refs: 150.0,
+            ..Default::default()
+        });
         p.running = Some((Ctx::Process, job));
         let chunks: Vec<Chunk> = std::iter::from_fn(|| p.next_chunk()).collect();
         assert_eq!(chunks.len(), 3);
@@ -289,8 +347,18 @@ mod tests {
     fn pieces_run_in_order_and_pio_goes_with_the_first_chunk() {
         let mut p = proc();
         let job = Job::new(Then::HardIrq(0))
-            .with(Piece { cat: Some(Category::Os), cycles: 100.0, ..Default::default() })
-            .with(Piece { cat: Some(Category::Driver), cycles: 50.0, refs: 100.0, pio_reads: 1, pio_writes: 2 });
+            .with(Piece {
+                cat: Some(Category::Os),
+                cycles: 100.0,
+                ..Default::default()
+            })
+            .with(Piece {
+                cat: Some(Category::Driver),
+                cycles: 50.0,
+                refs: 100.0,
+                pio_reads: 1,
+                pio_writes: 2,
+            });
         p.running = Some((Ctx::HardIrq, job));
         let a = p.next_chunk().unwrap();
         assert_eq!(a.cat, Category::Os);

@@ -25,7 +25,13 @@ pub struct Lane {
 
 impl Lane {
     pub fn new(rate: BitRate, latency: Duration) -> Self {
-        Lane { rate, latency, busy_until: Time::ZERO, frames: 0, wire_bytes: 0 }
+        Lane {
+            rate,
+            latency,
+            busy_until: Time::ZERO,
+            frames: 0,
+            wire_bytes: 0,
+        }
     }
 
     /// A frame carrying `ip_bytes` is offered at `now`; returns when its last bit arrives.
@@ -56,7 +62,10 @@ mod tests {
         let mut lane = Lane::new(BitRate(1_000_000_000), Duration::from_ns(1000));
         // 9000-byte datagram: 9038 wire bytes = 72,304 ns at 1 Gbps, plus 1 µs.
         assert_eq!(lane.transmit(Time(0), 9000), Time(72_304_000 + 1_000_000));
-        assert_eq!(lane.transmit(Time(0), 9000), Time(2 * 72_304_000 + 1_000_000));
+        assert_eq!(
+            lane.transmit(Time(0), 9000),
+            Time(2 * 72_304_000 + 1_000_000)
+        );
         // A tiny frame is padded to the minimum: 84 wire bytes.
         let mut l2 = Lane::new(BitRate(1_000_000_000), Duration::ZERO);
         assert_eq!(l2.transmit(Time(0), 41), Time(672_000));

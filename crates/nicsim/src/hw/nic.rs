@@ -140,7 +140,11 @@ impl Nic {
         let occ = self.p.rx_ring_entries - self.rx_posted;
         self.stats.max_rx_ring_occupancy = self.stats.max_rx_ring_occupancy.max(occ);
         self.rx_since_irq += 1;
-        let (n, fr, us) = (self.rx_since_irq, self.p.rx_coalesce_frames, self.p.rx_coalesce);
+        let (n, fr, us) = (
+            self.rx_since_irq,
+            self.p.rx_coalesce_frames,
+            self.p.rx_coalesce,
+        );
         self.decide(now, n, fr, us)
     }
 
@@ -149,7 +153,11 @@ impl Nic {
         self.tx_done += 1;
         self.stats.tx_frames += 1;
         self.tx_since_irq += 1;
-        let (n, fr, us) = (self.tx_since_irq, self.p.tx_coalesce_frames, self.p.tx_coalesce);
+        let (n, fr, us) = (
+            self.tx_since_irq,
+            self.p.tx_coalesce_frames,
+            self.p.tx_coalesce,
+        );
         self.decide(now, n, fr, us)
     }
 
@@ -249,7 +257,17 @@ mod tests {
     }
 
     fn frame(len: u32, push: bool) -> Frame {
-        Frame { seg: Segment { seq: 0, len, ack: 0, win: 0, push }, ip_bytes: len as u64 + 52, raw: false }
+        Frame {
+            seg: Segment {
+                seq: 0,
+                len,
+                ack: 0,
+                win: 0,
+                push,
+            },
+            ip_bytes: len as u64 + 52,
+            raw: false,
+        }
     }
 
     #[test]
@@ -268,9 +286,15 @@ mod tests {
         for _ in 0..2 {
             nic.accept_rx(&frame(100, false));
         }
-        assert_eq!(nic.rx_dma_done(Time(0), frame(100, false)), IrqDecision::Raise);
+        assert_eq!(
+            nic.rx_dma_done(Time(0), frame(100, false)),
+            IrqDecision::Raise
+        );
         nic.raise();
-        assert_eq!(nic.rx_dma_done(Time(1), frame(100, false)), IrqDecision::None);
+        assert_eq!(
+            nic.rx_dma_done(Time(1), frame(100, false)),
+            IrqDecision::None
+        );
         nic.take_rx();
         nic.take_rx();
         assert!(!nic.unmask());
@@ -284,9 +308,15 @@ mod tests {
         p.rx_coalesce = Duration::from_ns(50_000);
         p.napi = false;
         let mut nic = Nic::new(p);
-        assert_eq!(nic.rx_dma_done(Time(0), frame(1, false)), IrqDecision::ArmTimer(Time(50_000_000)));
+        assert_eq!(
+            nic.rx_dma_done(Time(0), frame(1, false)),
+            IrqDecision::ArmTimer(Time(50_000_000))
+        );
         assert_eq!(nic.rx_dma_done(Time(1), frame(1, false)), IrqDecision::None);
-        assert_eq!(nic.rx_dma_done(Time(2), frame(1, false)), IrqDecision::Raise);
+        assert_eq!(
+            nic.rx_dma_done(Time(2), frame(1, false)),
+            IrqDecision::Raise
+        );
         nic.raise();
         assert_eq!(nic.coalesce_timer(Time(50_000_000)), IrqDecision::None);
     }
@@ -304,6 +334,9 @@ mod tests {
         };
         assert_eq!((n, cause), (14, FlushCause::Full));
         assert_eq!(nic.flush(cause).len(), 14);
-        assert_eq!(nic.accumulate(frame(10, true), true), Some(FlushCause::Push));
+        assert_eq!(
+            nic.accumulate(frame(10, true), true),
+            Some(FlushCause::Push)
+        );
     }
 }

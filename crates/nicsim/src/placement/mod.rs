@@ -33,10 +33,12 @@ fn index_of(names: &[&'static str], p: ProcName, role: &str) -> Result<usize, St
         ProcName::Cpu1 => "cpu1",
         ProcName::NicCpu => "nic_cpu",
     };
-    names
-        .iter()
-        .position(|n| *n == want)
-        .ok_or_else(|| format!("placement.{role}: processor {want} does not exist on this node (it has {})", names.join(", ")))
+    names.iter().position(|n| *n == want).ok_or_else(|| {
+        format!(
+            "placement.{role}: processor {want} does not exist on this node (it has {})",
+            names.join(", ")
+        )
+    })
 }
 
 impl Roles {
@@ -53,7 +55,9 @@ impl Roles {
         };
         let nic = names.iter().position(|n| *n == "nic_cpu");
         if Some(r.comm) == nic || Some(r.app) == nic {
-            return Err("placement: threads cannot run on nic_cpu, which runs only protocol work".into());
+            return Err(
+                "placement: threads cannot run on nic_cpu, which runs only protocol work".into(),
+            );
         }
         if r.driver != r.irq_target {
             return Err("placement.driver must be the processor that takes the interrupt (placement.irq_target)".into());

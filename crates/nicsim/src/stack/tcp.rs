@@ -140,7 +140,11 @@ pub struct Tcp {
 
 impl Tcp {
     pub fn new(cfg: &TcpCfg, mtu: u64, nodelay: bool) -> Self {
-        let opt = if cfg.timestamps { TIMESTAMP_OPTION_BYTES } else { 0 };
+        let opt = if cfg.timestamps {
+            TIMESTAMP_OPTION_BYTES
+        } else {
+            0
+        };
         let mss = (mtu - IP_HEADER_BYTES - TCP_HEADER_BYTES - opt) as u32;
         let doubled = match cfg.buffer_semantics {
             BufferSemantics::Linux => 2 * cfg.socket_buffer_bytes,
@@ -223,7 +227,9 @@ impl Tcp {
             0
         } else {
             let tail_room = match self.skbs.back() {
-                Some(s) if self.skbs.len() > self.send_head && (s.len as u64) < self.mss as u64 => self.mss as u64 - s.len as u64,
+                Some(s) if self.skbs.len() > self.send_head && (s.len as u64) < self.mss as u64 => {
+                    self.mss as u64 - s.len as u64
+                }
                 _ => 0,
             };
             tail_room.max(self.mss as u64)
@@ -246,7 +252,12 @@ impl Tcp {
         }
         while left > 0 {
             let l = left.min(self.mss as u64);
-            self.skbs.push_back(TxSkb { seq: self.write_seq + (len - left), len: l as u32, push: push && l == left, sent_at: None });
+            self.skbs.push_back(TxSkb {
+                seq: self.write_seq + (len - left),
+                len: l as u32,
+                push: push && l == left,
+                sent_at: None,
+            });
             self.wmem_queued += self.truesize(l);
             left -= l;
         }
@@ -267,7 +278,13 @@ impl Tcp {
                 self.stats.retransmitted_segments += 1;
                 self.stats.retransmitted_bytes += skb.len as u64;
                 self.stats.data_segments_sent += 1;
-                out.push(self.stamp(Segment { seq: skb.seq, len: skb.len, ack: 0, win: 0, push: skb.push }));
+                out.push(self.stamp(Segment {
+                    seq: skb.seq,
+                    len: skb.len,
+                    ack: 0,
+                    win: 0,
+                    push: skb.push,
+                }));
             }
         }
         while self.send_head < self.skbs.len() {
@@ -307,7 +324,13 @@ impl Tcp {
                 self.pingpong = true;
             }
             self.last_data_sent = now;
-            out.push(self.stamp(Segment { seq: skb.seq, len: skb.len, ack: 0, win: 0, push: skb.push }));
+            out.push(self.stamp(Segment {
+                seq: skb.seq,
+                len: skb.len,
+                ack: 0,
+                win: 0,
+                push: skb.push,
+            }));
         }
         // Data waits, nothing is in flight to bring an ACK: probe the window later (persist).
         let waiting = self.send_head < self.skbs.len() && self.snd_nxt == self.snd_una;
@@ -326,13 +349,24 @@ impl Tcp {
         }
         self.persist_deadline = None;
         self.stats.window_probes += 1;
-        Some(self.stamp(Segment { seq: WINDOW_PROBE_SEQ, len: 0, ack: 0, win: 0, push: false }))
+        Some(self.stamp(Segment {
+            seq: WINDOW_PROBE_SEQ,
+            len: 0,
+            ack: 0,
+            win: 0,
+            push: false,
+        }))
     }
 
     /// Cuts skb `i` after `first` bytes (tcp_fragment); the tail keeps the PUSH flag.
     fn split(&mut self, i: usize, first: u64) {
         let s = self.skbs[i];
-        let tail = TxSkb { seq: s.seq + first, len: s.len - first as u32, push: s.push, sent_at: None };
+        let tail = TxSkb {
+            seq: s.seq + first,
+            len: s.len - first as u32,
+            push: s.push,
+            sent_at: None,
+        };
         self.skbs[i].len = first as u32;
         self.skbs[i].push = false;
         self.skbs.insert(i + 1, tail);
@@ -344,7 +378,13 @@ impl Tcp {
     /// A pure ACK carrying the current cumulative ACK and window.
     pub fn make_ack(&mut self) -> Segment {
         self.stats.acks_sent += 1;
-        self.stamp(Segment { seq: self.snd_nxt, len: 0, ack: 0, win: 0, push: false })
+        self.stamp(Segment {
+            seq: self.snd_nxt,
+            len: 0,
+            ack: 0,
+            win: 0,
+            push: false,
+        })
     }
 
     /// Fills in ACK and window, and records that they were advertised.
@@ -402,7 +442,11 @@ impl Tcp {
             }
             self.dupacks = 0;
             self.backoff = 0;
-            self.rto_deadline = if self.snd_nxt > self.snd_una { Some(now + self.rto) } else { None };
+            self.rto_deadline = if self.snd_nxt > self.snd_una {
+                Some(now + self.rto)
+            } else {
+                None
+            };
             r.space_freed = true;
             r.acked_new = true;
         } else if seg.len == 0 && self.snd_max > self.snd_una {
@@ -498,7 +542,9 @@ impl Tcp {
                 let free = self.rcvbuf.saturating_sub(self.rmem_alloc);
                 free - (free >> self.adv_win_scale)
             }
-            BufferSemantics::Literal => self.requested_buf.saturating_sub(self.rcv_nxt - self.copied_seq),
+            BufferSemantics::Literal => self
+                .requested_buf
+                .saturating_sub(self.rcv_nxt - self.copied_seq),
         };
         if w > self.rcv_mss {
             w / self.rcv_mss * self.rcv_mss
@@ -608,7 +654,9 @@ impl Tcp {
         let mut copied = 0;
         let mut freed = 0;
         while copied < max {
-            let Some(front) = self.rx_queue.front_mut() else { break };
+            let Some(front) = self.rx_queue.front_mut() else {
+                break;
+            };
             let take = front.0.min(max - copied);
             copied += take;
             front.0 -= take;
@@ -621,7 +669,8 @@ impl Tcp {
         self.copied_seq += copied;
         let mut ack = false;
         if self.ack_scheduled
-            && (self.rcv_nxt - self.rcv_wup > self.rcv_mss || (copied > 0 && self.ack_pushed && !self.pingpong && self.rmem_alloc == 0))
+            && (self.rcv_nxt - self.rcv_wup > self.rcv_mss
+                || (copied > 0 && self.ack_pushed && !self.pingpong && self.rmem_alloc == 0))
         {
             ack = true;
         }
@@ -652,7 +701,6 @@ impl Tcp {
         self.pingpong = false;
         self.ack_scheduled
     }
-
 }
 
 #[cfg(test)]
@@ -705,7 +753,13 @@ mod tests {
         a.write(10 * 1448, true);
         let first = a.output(Time(0));
         assert_eq!(first.len(), 2);
-        let ack = Segment { seq: 0, len: 0, ack: 2 * 1448, win: 60000, push: false };
+        let ack = Segment {
+            seq: 0,
+            len: 0,
+            ack: 2 * 1448,
+            win: 60000,
+            push: false,
+        };
         let r = a.on_segment(Time(1000), &ack);
         assert!(r.space_freed && r.acked_new);
         assert_eq!(a.cwnd, 4 * 1448);
@@ -732,23 +786,47 @@ mod tests {
     fn receiver_acks_every_second_full_segment_and_delays_a_lone_one() {
         let mut b = Tcp::new(&cfg(), 1500, true);
         b.rcv_mss = 1448;
-        let s1 = Segment { seq: 0, len: 1448, ack: 0, win: 60000, push: false };
+        let s1 = Segment {
+            seq: 0,
+            len: 1448,
+            ack: 0,
+            win: 60000,
+            push: false,
+        };
         let r1 = b.on_segment(Time(0), &s1);
         assert!(!r1.ack_now);
         assert_eq!(b.delack_deadline, Some(Time(40_000_000_000)));
-        let s2 = Segment { seq: 1448, len: 1448, ack: 0, win: 60000, push: false };
+        let s2 = Segment {
+            seq: 1448,
+            len: 1448,
+            ack: 0,
+            win: 60000,
+            push: false,
+        };
         assert!(b.on_segment(Time(10), &s2).ack_now);
     }
 
     #[test]
     fn out_of_order_segment_is_held_dup_acked_and_delivered_when_the_hole_fills() {
         let mut b = Tcp::new(&cfg(), 1500, true);
-        let later = Segment { seq: 1000, len: 1000, ack: 0, win: 60000, push: false };
+        let later = Segment {
+            seq: 1000,
+            len: 1000,
+            ack: 0,
+            win: 60000,
+            push: false,
+        };
         let r = b.on_segment(Time(0), &later);
         assert!(r.ack_now);
         assert_eq!(r.delivered_bytes, 0);
         assert_eq!(b.stats.out_of_order_queued, 1);
-        let hole = Segment { seq: 0, len: 1000, ack: 0, win: 60000, push: false };
+        let hole = Segment {
+            seq: 0,
+            len: 1000,
+            ack: 0,
+            win: 60000,
+            push: false,
+        };
         let r = b.on_segment(Time(1), &hole);
         assert_eq!(r.delivered_bytes, 2000);
         assert_eq!(b.readable(), 2000);
@@ -780,7 +858,13 @@ mod recovery_tests {
         a.cwnd = 10 * 1448;
         a.write(10 * 1448, true);
         assert_eq!(a.output(Time(0)).len(), 10);
-        let dup = Segment { seq: 0, len: 0, ack: 1448, win: 60000, push: false };
+        let dup = Segment {
+            seq: 0,
+            len: 0,
+            ack: 1448,
+            win: 60000,
+            push: false,
+        };
         let first = a.on_segment(Time(10), &dup);
         assert!(first.acked_new);
         for t in 11..13 {
@@ -795,7 +879,13 @@ mod recovery_tests {
         assert_eq!(again[0].seq, 1448);
         assert_eq!(a.stats.rto_expiries, 0);
         // Recovery ends when everything sent before it is acknowledged.
-        let full = Segment { seq: 0, len: 0, ack: 10 * 1448, win: 60000, push: false };
+        let full = Segment {
+            seq: 0,
+            len: 0,
+            ack: 10 * 1448,
+            win: 60000,
+            push: false,
+        };
         a.on_segment(Time(20), &full);
         assert_eq!(a.cwnd, a.ssthresh);
     }
@@ -817,10 +907,19 @@ mod window_tests {
         assert_eq!(out[0].len, 6144);
         assert!(!out[0].push, "the tail keeps PUSH");
         // The rest goes when the window reopens.
-        let ack = Segment { seq: 0, len: 0, ack: 6144, win: 6144, push: false };
+        let ack = Segment {
+            seq: 0,
+            len: 0,
+            ack: 6144,
+            win: 6144,
+            push: false,
+        };
         a.on_segment(Time(10), &ack);
         let rest = a.output(Time(10));
-        assert_eq!((rest[0].seq, rest[0].len, rest[0].push), (6144, 8948 - 6144, true));
+        assert_eq!(
+            (rest[0].seq, rest[0].len, rest[0].push),
+            (6144, 8948 - 6144, true)
+        );
     }
 
     #[test]
@@ -849,7 +948,10 @@ mod persist_tests {
         let probe = a.on_persist(t).expect("a probe");
         assert_eq!((probe.seq, probe.len), (WINDOW_PROBE_SEQ, 0));
         let mut b = Tcp::new(&cfg(), 1500, true);
-        assert!(b.on_segment(t, &probe).ack_now, "the peer answers a probe with its window");
+        assert!(
+            b.on_segment(t, &probe).ack_now,
+            "the peer answers a probe with its window"
+        );
     }
 }
 
@@ -861,8 +963,26 @@ mod overlap_tests {
     #[test]
     fn a_retransmission_overlapping_received_data_delivers_only_the_new_part() {
         let mut b = Tcp::new(&cfg(), 1500, true);
-        b.on_segment(Time(0), &Segment { seq: 0, len: 1000, ack: 0, win: 60000, push: false });
-        let r = b.on_segment(Time(1), &Segment { seq: 500, len: 1000, ack: 0, win: 60000, push: false });
+        b.on_segment(
+            Time(0),
+            &Segment {
+                seq: 0,
+                len: 1000,
+                ack: 0,
+                win: 60000,
+                push: false,
+            },
+        );
+        let r = b.on_segment(
+            Time(1),
+            &Segment {
+                seq: 500,
+                len: 1000,
+                ack: 0,
+                win: 60000,
+                push: false,
+            },
+        );
         assert_eq!(r.delivered_bytes, 500);
         assert_eq!(b.readable(), 1500);
         assert_eq!(b.stats.duplicate_bytes, 500);
@@ -878,6 +998,9 @@ mod overlap_tests {
         a.write(300, true);
         let out = a.output(t);
         // The resent segment keeps its boundaries; the new bytes follow in their own.
-        assert_eq!(out.iter().map(|s| (s.seq, s.len)).collect::<Vec<_>>(), vec![(0, 700), (700, 300)]);
+        assert_eq!(
+            out.iter().map(|s| (s.seq, s.len)).collect::<Vec<_>>(),
+            vec![(0, 700), (700, 300)]
+        );
     }
 }

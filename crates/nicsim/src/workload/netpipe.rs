@@ -23,10 +23,16 @@ pub fn schedule(start: u64, upper: u64, pert: u64) -> Vec<Planned> {
         }
         if inc > PERT_START && pert > 0 {
             for p in [len.saturating_sub(pert), len, len + pert] {
-                out.push(Planned { size_bytes: p, inc_bytes: inc });
+                out.push(Planned {
+                    size_bytes: p,
+                    inc_bytes: inc,
+                });
             }
         } else {
-            out.push(Planned { size_bytes: len, inc_bytes: inc });
+            out.push(Planned {
+                size_bytes: len,
+                inc_bytes: inc,
+            });
         }
         len += inc;
         nq += 1;
@@ -50,7 +56,10 @@ mod tests {
     #[test]
     fn schedule_matches_netpipe() {
         let s: Vec<u64> = schedule(1, 70, 3).iter().map(|p| p.size_bytes).collect();
-        assert_eq!(s, vec![1, 2, 3, 4, 6, 8, 12, 13, 16, 19, 21, 24, 27, 29, 32, 35, 45, 48, 51, 61, 64, 67]);
+        assert_eq!(
+            s,
+            vec![1, 2, 3, 4, 6, 8, 12, 13, 16, 19, 21, 24, 27, 29, 32, 35, 45, 48, 51, 61, 64, 67]
+        );
     }
 
     #[test]

@@ -17,7 +17,11 @@ pub struct Station {
 
 impl Station {
     pub fn new(service: Duration) -> Self {
-        Station { service, queue: VecDeque::new(), busy: false }
+        Station {
+            service,
+            queue: VecDeque::new(),
+            busy: false,
+        }
     }
 
     /// A packet arrives; returns its departure time if service starts now.
@@ -33,7 +37,10 @@ impl Station {
 
     /// The packet in service leaves; returns it and the next departure time, if any.
     pub fn depart(&mut self, now: Time) -> ((u64, Time), Option<Time>) {
-        let p = self.queue.pop_front().expect("departure from an empty station");
+        let p = self
+            .queue
+            .pop_front()
+            .expect("departure from an empty station");
         let next = if self.queue.is_empty() {
             self.busy = false;
             None
@@ -69,7 +76,10 @@ pub fn predicted_sojourn_s(rate_per_s: f64, services_s: &[f64]) -> f64 {
 pub fn run(rate_per_s: f64, services_us: &[f64], duration: Duration, seed: u64) -> BenchResult {
     let mut eng: Engine<BenchEv> = Engine::new();
     let mut rng = Rng::new(seed);
-    let mut stations: Vec<Station> = services_us.iter().map(|&s| Station::new(Duration::from_us_f64(s))).collect();
+    let mut stations: Vec<Station> = services_us
+        .iter()
+        .map(|&s| Station::new(Duration::from_us_f64(s)))
+        .collect();
     let end = Time(duration.0);
     let mean_gap_ps = 1e12 / rate_per_s;
     let (mut next_id, mut done, mut sojourn_ps) = (0u64, 0u64, 0u128);
@@ -125,8 +135,16 @@ mod tests {
 
     #[test]
     fn short_run_agrees_with_md1() {
-        let r = run(700_000.0, &[1.2, 0.8, 1.0, 0.5], Duration(200_000_000_000), 1);
-        assert!((r.mean_sojourn_us / r.predicted_sojourn_us - 1.0).abs() < 0.04, "{r:?}");
+        let r = run(
+            700_000.0,
+            &[1.2, 0.8, 1.0, 0.5],
+            Duration(200_000_000_000),
+            1,
+        );
+        assert!(
+            (r.mean_sojourn_us / r.predicted_sojourn_us - 1.0).abs() < 0.04,
+            "{r:?}"
+        );
         // Every packet is one arrival and four departures, and the run drains.
         assert_eq!(r.events, r.packets * 5);
     }
