@@ -223,8 +223,6 @@ pub struct Node {
     csum_offload: bool,
     pio_write_fraction: f64,
     dma_chunk: u64,
-    line_bytes: u64,
-    nb_line_hold: Duration,
     softirq_copy: bool,
     desc_bytes: u64,
     status_bytes: u64,
@@ -344,6 +342,7 @@ impl Node {
             nb: NorthBridge::new(
                 clock.duration_of(cfg.nb.collision_penalty_cycles),
                 cfg.nb.transaction_hold_ps,
+                cfg.nb.line_bytes,
                 cfg.nb.ideal,
                 host_cpus,
             ),
@@ -365,12 +364,6 @@ impl Node {
             csum_offload: cfg.nic.csum_offload,
             pio_write_fraction: cfg.io.pio_write_fraction,
             dma_chunk: cfg.io.dma_chunk_bytes.max(1),
-            line_bytes: cfg.nb.line_bytes.max(1),
-            nb_line_hold: if cfg.nb.ideal {
-                Duration::ZERO
-            } else {
-                cfg.nb.transaction_hold_ps
-            },
             softirq_copy: cfg.rx.softirq_payload_copy,
             desc_bytes: cfg.nic.descriptor_bytes,
             status_bytes: cfg.nic.status_block_bytes,
@@ -1206,12 +1199,7 @@ impl Node {
         self.io.dma_bytes += bytes;
         self.stats.dma_bytes += bytes;
         // The transfer's memory lines cross the bridge; the I/O bus is the slower of the two.
-        let lines = bytes.div_ceil(self.line_bytes) as f64;
-        let end = end.max(
-            start
-                + self.nb.request(start, Initiator::Dma, lines)
-                + self.nb_line_hold.mul_f64(lines),
-        );
+        let end = end.max(self.nb.dma(start, bytes));
         eng.at(
             end,
             Ev::Dma {

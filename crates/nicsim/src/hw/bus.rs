@@ -24,7 +24,6 @@ pub struct InitiatorStats {
     pub collisions: u64,
     pub penalty_ps: u64,
     pub hold_ps: u64,
-    pub wait_ps: u64,
 }
 
 /// The memory bus behind the north bridge: one server shared by every contended initiator.
@@ -33,6 +32,8 @@ pub struct NorthBridge {
     penalty: Duration,
     /// Time one transaction occupies the memory bus.
     per_transaction: Duration,
+    /// Bytes one transaction moves (a DMA transfer is cut into lines).
+    line_bytes: u64,
     ideal: bool,
     busy_until: Time,
     last: Option<Initiator>,
@@ -41,10 +42,17 @@ pub struct NorthBridge {
 }
 
 impl NorthBridge {
-    pub fn new(penalty: Duration, per_transaction: Duration, ideal: bool, cpus: usize) -> Self {
+    pub fn new(
+        penalty: Duration,
+        per_transaction: Duration,
+        line_bytes: u64,
+        ideal: bool,
+        cpus: usize,
+    ) -> Self {
         NorthBridge {
             penalty,
             per_transaction,
+            line_bytes: line_bytes.max(1),
             ideal,
             busy_until: Time::ZERO,
             last: None,
@@ -75,12 +83,24 @@ impl NorthBridge {
         };
         s.transactions += transactions;
         s.hold_ps += hold.0;
-        s.wait_ps += (start - at).0;
         if collided {
             s.collisions += 1;
             s.penalty_ps += self.penalty.0;
         }
         start - at
+    }
+
+    /// A DMA transfer of `bytes` that starts at `at`: its memory lines cross the bridge;
+    /// returns when the memory side has carried them.
+    pub fn dma(&mut self, at: Time, bytes: u64) -> Time {
+        let lines = bytes.div_ceil(self.line_bytes) as f64;
+        let delay = self.request(at, Initiator::Dma, lines);
+        let hold = if self.ideal {
+            Duration::ZERO
+        } else {
+            self.per_transaction.mul_f64(lines)
+        };
+        at + delay + hold
     }
 
     /// Occupancy of the memory bus so far, summed over initiators.
@@ -149,7 +169,7 @@ mod tests {
     #[test]
     fn a_request_that_finds_the_bus_held_pays_the_penalty_and_waits() {
         // 10 ns per transaction, 50 ns penalty.
-        let mut nb = NorthBridge::new(Duration(50_000), Duration(10_000), false, 1);
+        let mut nb = NorthBridge::new(Duration(50_000), Duration(10_000), 64, false, 1);
         // The CPU's 160 misses hold the bus from 0 to 1600 ns; it is not delayed.
         assert_eq!(
             nb.request(Time(0), Initiator::Cpu(0), 160.0),
@@ -172,14 +192,15 @@ mod tests {
 
     #[test]
     fn hits_never_reach_the_bridge_and_the_same_initiator_never_collides() {
-        let mut nb = NorthBridge::new(Duration(50_000), Duration(10_000), false, 2);
+        let mut nb = NorthBridge::new(Duration(50_000), Duration(10_000), 64, false, 2);
         // A CPU whose references all hit sends no transactions: the DMA finds the bus free.
         assert_eq!(nb.request(Time(0), Initiator::Cpu(1), 0.0), Duration::ZERO);
         assert_eq!(nb.request(Time(0), Initiator::Dma, 8.0), Duration::ZERO);
-        // Back-to-back requests of one initiator queue without a collision.
-        assert_eq!(nb.request(Time(0), Initiator::Dma, 8.0), Duration(80_000));
+        // Back-to-back requests of one initiator queue without a collision; a 512-byte DMA
+        // transfer is eight 64-byte lines.
+        assert_eq!(nb.dma(Time(0), 512), Time(160_000));
         assert_eq!(nb.dma.collisions, 0);
-        let mut ideal = NorthBridge::new(Duration(50_000), Duration(10_000), true, 1);
+        let mut ideal = NorthBridge::new(Duration(50_000), Duration(10_000), 64, true, 1);
         ideal.request(Time(0), Initiator::Cpu(0), 100.0);
         assert_eq!(
             ideal.request(Time(1), Initiator::Dma, 100.0),
