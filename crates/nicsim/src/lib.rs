@@ -15,6 +15,7 @@ pub mod config;
 pub mod engine;
 pub mod hw;
 pub mod node;
+pub mod os;
 pub mod placement;
 pub mod report;
 pub mod stack;

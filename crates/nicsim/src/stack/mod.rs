@@ -1,4 +1,8 @@
-//! Software: the TCP connection endpoint. The stages that run it (driver, softirq, system
-//! calls) and their costs are wired in `system.rs` from the cost profile and the placement.
+//! Software above the hardware: the NIC driver, the receive softirq, the socket glue and the
+//! TCP endpoint. What each stage costs comes from the cost profile; where it runs, from the
+//! placement.
 
+pub mod driver;
+pub mod socket;
+pub mod softirq;
 pub mod tcp;

@@ -1,6 +1,8 @@
 //! Statistics: snapshots of every counter, windows between two snapshots (what a sysmon-like
 //! monitor reports), and the conservation and bound checks every run must pass.
 
+pub mod conservation;
+
 use crate::hw::cpu::CATEGORIES;
 use crate::system::World;
 use crate::units::Time;
@@ -85,8 +87,8 @@ impl Snapshot {
                     + n.nb.dma.transactions,
                 nb_busy_ps: n.nb.busy_ps(),
                 copy_bytes: n.stats.copy_bytes,
-                app_bytes_read: n.threads[crate::node::COMM].bytes_read,
-                app_bytes_consumed: n.threads[crate::node::LOAD].consumed,
+                app_bytes_read: n.threads[crate::os::thread::COMM].bytes_read,
+                app_bytes_consumed: n.threads[crate::os::thread::LOAD].consumed,
                 payload_tx_bytes: n.stats.payload_tx_bytes,
                 rx_dropped_ring: n.nic.stats.rx_dropped_ring,
                 retransmitted_bytes: n.tcp.stats.retransmitted_bytes,

@@ -1,0 +1,150 @@
+//! Interrupt handling on a node: the NIC's hardirq, inter-processor notifications (IPIs or a
+//! doorbell to the NIC processor) and the background cross-calls every host CPU receives.
+
+use crate::config::{Category, NotificationHandler, RxMode, SoftirqKick};
+use crate::engine::Engine;
+use crate::hw::cpu::{Job, Notice, Piece, Then};
+use crate::node::{Ev, IrqKind, Node, Wire};
+use crate::units::{Duration, Time};
+use std::rc::Rc;
+
+impl Node {
+    /// Sends a notification to processor `to` (IPI, or a doorbell to the NIC processor).
+    /// The sender pays `notify_cost` in a job of its own; this is the flight and delivery.
+    pub(crate) fn notify(&mut self, eng: &mut Engine<Ev>, to: usize, notice: Notice) {
+        self.stats.ipis_sent += 1;
+        let lat = if self.procs[to].name == "nic_cpu" && self.kick == SoftirqKick::Doorbell {
+            self.io.hold(8)
+        } else {
+            self.ipi_lat
+        };
+        eng.after(
+            lat,
+            Ev::Irq {
+                node: self.id,
+                proc: to as u8,
+                kind: IrqKind::Notice(notice),
+            },
+        );
+    }
+
+    pub(crate) fn notify_cost(&self, to: usize) -> Piece {
+        if self.procs[to].name == "nic_cpu" && self.kick == SoftirqKick::Doorbell {
+            Piece {
+                cat: Some(Category::Driver),
+                pio_writes: 1,
+                ..Default::default()
+            }
+        } else {
+            Piece {
+                cat: Some(Category::Os),
+                cycles: self.ipi_send_cycles,
+                ..Default::default()
+            }
+        }
+    }
+
+    /// An interrupt reached processor `p`.
+    pub fn on_irq(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, kind: IrqKind) {
+        let c = Rc::clone(&self.costs);
+        let job = match kind {
+            IrqKind::Nic => {
+                self.procs[p].stats.irqs_nic += 1;
+                // NAPI schedules one poll; netif_rx (no NAPI, or a flushed burst) queues
+                // every frame the handler finds.
+                let taken = match (self.roles.rx_mode, self.napi) {
+                    (RxMode::RingAccumulate, _) => self.delivered.len() as u32,
+                    (RxMode::HostRing, true) => 0,
+                    (RxMode::HostRing, false) => self.nic.rx_ready.len() as u32,
+                };
+                let mut j = Job::new(Then::HardIrq(taken))
+                    .with(self.piece(&c.irq_entry, 0, 1))
+                    .with(self.piece(&c.rx_hardirq, 0, 1))
+                    .with(self.piece(&c.rx_schedule, 0, taken.max(1)));
+                if self.roles.protocol != p {
+                    j.push(self.notify_cost(self.roles.protocol));
+                }
+                j.with(self.piece(&c.irq_exit, 0, 1))
+            }
+            IrqKind::Notice(n) => {
+                self.procs[p].stats.irqs_ipi += 1;
+                match self.notification_handler {
+                    NotificationHandler::Ipi => {
+                        Job::new(Then::Notified(n)).with(self.piece(&c.ipi_handler, 0, 1))
+                    }
+                    NotificationHandler::Irq => Job::new(Then::Notified(n))
+                        .with(self.piece(&c.irq_entry, 0, 1))
+                        .with(self.piece(&c.irq_exit, 0, 1)),
+                }
+            }
+        };
+        self.procs[p].hardirq_q.push_back(job);
+        self.kick(eng, wire, p);
+    }
+
+    pub(crate) fn after_hardirq(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        _wire: &mut Wire,
+        p: usize,
+        taken: u32,
+    ) {
+        // netif_rx moved the frames the handler found to the protocol's backlog.
+        for _ in 0..taken {
+            let f = match self.roles.rx_mode {
+                RxMode::RingAccumulate => self.delivered.pop_front(),
+                RxMode::HostRing => self.nic.take_rx(),
+            };
+            let Some(f) = f else { break };
+            if self.sq.backlog.len() as u32 >= self.backlog_limit {
+                self.stats.backlog_dropped += 1;
+                self.stats.backlog_dropped_bytes += f.seg.len as u64;
+            } else {
+                self.sq.backlog.push_back(f);
+            }
+        }
+        if self.roles.protocol == p {
+            self.raise_softirq_local();
+        } else {
+            let to = self.roles.protocol;
+            self.notify(eng, to, Notice::RaiseSoftirq);
+        }
+    }
+
+    pub(crate) fn raise_softirq_local(&mut self) {
+        self.sq.pending = true;
+    }
+
+    /// Schedules the periodic background cross-calls of every host CPU, spread in phase.
+    /// The exclusive NIC processor receives none (host-path §5.8).
+    pub fn start_cross_calls(&self, eng: &mut Engine<Ev>, per_s: f64) {
+        if per_s <= 0.0 {
+            return;
+        }
+        let host: Vec<usize> = (0..self.procs.len())
+            .filter(|&p| self.procs[p].name != "nic_cpu")
+            .collect();
+        let period = 1e12 / per_s;
+        for (k, &p) in host.iter().enumerate() {
+            let phase = period * (k + 1) as f64 / (host.len() + 1) as f64;
+            eng.at(
+                Time(phase as u64),
+                Ev::CrossCall {
+                    node: self.id,
+                    proc: p as u8,
+                },
+            );
+        }
+    }
+
+    pub fn on_cross_call(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, per_s: f64) {
+        eng.after(
+            Duration((1e12 / per_s) as u64),
+            Ev::CrossCall {
+                node: self.id,
+                proc: p as u8,
+            },
+        );
+        self.on_irq(eng, wire, p, IrqKind::Notice(Notice::CrossCall));
+    }
+}

@@ -1,0 +1,5 @@
+//! The operating system: threads and their system calls, the scheduler, interrupt handling.
+
+pub mod irq;
+pub mod sched;
+pub mod thread;

@@ -1,0 +1,183 @@
+//! The scheduler: which context runs next on a processor, chunk by chunk, with preemption of
+//! process context by interrupts, the softirq and a woken communication thread (host-path §5).
+
+use super::thread::COMM;
+use super::thread::LOAD;
+use crate::engine::Engine;
+use crate::hw::bus::Initiator;
+use crate::hw::cpu::{Ctx, Job, Notice, Then};
+use crate::node::{prepend, Effect, Ev, Node, Wire};
+use crate::units::Duration;
+
+impl Node {
+    /// Starts work on processor `p` if it is idle.
+    pub fn kick(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
+        if self.procs[p].running.is_none() {
+            self.dispatch(eng, wire, p);
+        }
+    }
+
+    /// Picks the highest-priority work on `p` and starts its first chunk.
+    pub(crate) fn dispatch(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
+        // A completed job's effect may already have started work here (a wake-up kicks).
+        while self.procs[p].running.is_none() {
+            let Some((ctx, job)) = self.pick(p) else {
+                return;
+            };
+            self.procs[p].running = Some((ctx, job));
+            if self.start_chunk(eng, p) {
+                return;
+            }
+            // An empty job completes at once.
+            let (_, job) = self.procs[p].running.take().unwrap();
+            self.complete(eng, wire, p, job.then);
+        }
+    }
+
+    pub(crate) fn pick(&mut self, p: usize) -> Option<(Ctx, Job)> {
+        if let Some(j) = self.procs[p].hardirq_q.pop_front() {
+            return Some((Ctx::HardIrq, j));
+        }
+        if let Some(j) = self.procs[p].suspended[Ctx::Softirq as usize].take() {
+            return Some((Ctx::Softirq, j));
+        }
+        if p == self.roles.protocol && (self.sq.pending || self.sq.running) && !self.sq.yielded {
+            if let Some(j) = self.softirq_job() {
+                return Some((Ctx::Softirq, j));
+            }
+        }
+        self.sq.yielded = false;
+        if let Some(j) = self.procs[p].owed.pop_front() {
+            return Some((Ctx::Process, j));
+        }
+        for tid in [COMM, LOAD] {
+            if self.threads[tid].proc != p || !self.threads[tid].runnable {
+                continue;
+            }
+            // Switching threads, or resuming one that slept, costs a context switch.
+            let switch = self.last_thread[p] != Some(tid) || self.threads[tid].woken;
+            self.threads[tid].woken = false;
+            let job = match self.threads[tid].saved.take() {
+                Some(j) => Some(j),
+                None => self.thread_job(tid),
+            };
+            if let Some(mut j) = job {
+                if switch {
+                    self.procs[p].stats.context_switches += 1;
+                    let cs = self.piece(&self.costs.context_switch, 0, 1);
+                    j = prepend(j, cs);
+                    self.last_thread[p] = Some(tid);
+                }
+                return Some((Ctx::Process, j));
+            }
+        }
+        if p == self.roles.protocol && (self.sq.pending || self.sq.running) {
+            // The softirq yielded to process context and nothing else wants the CPU.
+            if let Some(j) = self.softirq_job() {
+                return Some((Ctx::Softirq, j));
+            }
+        }
+        None
+    }
+
+    /// Prices the next chunk of the running job and schedules its end; false if the job is done.
+    pub(crate) fn start_chunk(&mut self, eng: &mut Engine<Ev>, p: usize) -> bool {
+        let now = eng.now();
+        let Some(c) = self.procs[p].next_chunk() else {
+            return false;
+        };
+        let proc = &self.procs[p];
+        let mut t = now;
+        match proc.mem.local_io_cycles {
+            Some(cyc) => {
+                t += proc
+                    .clock
+                    .duration_of(cyc * (c.pio_reads + c.pio_writes) as f64)
+            }
+            None => {
+                for _ in 0..c.pio_reads {
+                    // A read waits for the full round trip.
+                    t = self.io.pio(t) + self.io.hold(8);
+                }
+                for _ in 0..c.pio_writes {
+                    let done = self.io.pio(t);
+                    let posted = Duration(((done - t).0 as f64 * self.pio_write_fraction) as u64);
+                    t += posted;
+                }
+            }
+        }
+        let proc = &self.procs[p];
+        if c.refs > 0.0 {
+            // Only the misses reach the bridge; the stall is the mean access time either way.
+            if proc.mem.contended {
+                t += self
+                    .nb
+                    .request(t, Initiator::Cpu(p), proc.mem.model.transactions(c.refs));
+            }
+            t += proc.clock.duration_of(proc.mem.model.stall_cycles(c.refs));
+        }
+        t += proc.instr_time(c.cycles);
+        let ctx = self.procs[p].running.as_ref().unwrap().0;
+        let pr = &mut self.procs[p];
+        pr.account(ctx, c.cat, t - now);
+        pr.chunk_end = t;
+        pr.chunk_cat = c.cat;
+        pr.chunk_ctx = ctx;
+        eng.at(
+            t,
+            Ev::Chunk {
+                node: self.id,
+                proc: p as u8,
+            },
+        );
+        true
+    }
+
+    /// A chunk ended on `p`: preempt for higher-priority work, continue, or complete the job.
+    pub fn on_chunk(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
+        let (ctx, then) = {
+            let r = self.procs[p].running.as_ref().expect("chunk without a job");
+            (r.0, r.1.then)
+        };
+        let hard_waiting = !self.procs[p].hardirq_q.is_empty();
+        let soft_waiting = p == self.roles.protocol && self.sq.pending && !self.sq.running;
+        // With wakeup preemption, the woken communication thread preempts the load thread.
+        let comm_waiting = self.wakeup_preempts
+            && then == Then::Thread(LOAD)
+            && self.threads[COMM].proc == p
+            && self.threads[COMM].runnable;
+        if (ctx > Ctx::HardIrq && hard_waiting)
+            || (ctx == Ctx::Process && (soft_waiting || comm_waiting))
+        {
+            let (ctx, job) = self.procs[p].running.take().unwrap();
+            match job.then {
+                Then::Thread(tid) => self.threads[tid].saved = Some(job),
+                _ => self.procs[p].suspended[ctx as usize] = Some(job),
+            }
+            self.dispatch(eng, wire, p);
+            return;
+        }
+        if self.start_chunk(eng, p) {
+            return;
+        }
+        let (_, job) = self.procs[p].running.take().unwrap();
+        self.complete(eng, wire, p, job.then);
+        self.dispatch(eng, wire, p);
+    }
+
+    pub(crate) fn complete(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, then: Then) {
+        match then {
+            Then::HardIrq(taken) => self.after_hardirq(eng, wire, p, taken),
+            Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(),
+            Then::Notified(Notice::Reschedule | Notice::CrossCall) | Then::Nothing => {}
+            Then::Softirq => {
+                let e = self.sq.effect.take().unwrap_or(Effect::None);
+                self.apply_softirq(eng, wire, e);
+            }
+            Then::Thread(tid) => {
+                let e = std::mem::replace(&mut self.threads[tid].effect, Effect::None);
+                self.apply_thread(eng, wire, tid, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! The NIC driver and the NIC's host-facing side: transmit posting and the qdisc, descriptor
+//! reclaim, receive DMA completion, interrupt raising and coalescing, and ring accumulation.
+
+use crate::config::{IrqPath, RxMode};
+use crate::engine::Engine;
+use crate::hw::nic::{FlushCause, Frame, IrqDecision};
+use crate::node::{Ev, IrqKind, Node, Wire};
+use crate::stack::tcp::Segment;
+use crate::units::{Duration, Time};
+
+impl Node {
+    /// The driver posted a segment for transmission (or the NIC processor built an ACK).
+    pub(crate) fn nic_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, seg: Segment) {
+        let f = Frame {
+            seg,
+            ip_bytes: seg.len as u64 + self.header_bytes,
+            raw: false,
+        };
+        self.stats.payload_tx_bytes += seg.len as u64;
+        if self.ack_on_nic && seg.is_pure_ack() {
+            // Built in NIC memory and handed to the MAC: no descriptor, no DMA.
+            self.send_frame(eng, wire, f);
+            return;
+        }
+        if self.nic.tx_used >= self.nic.p.tx_ring_entries {
+            // Ring full: the driver stops the queue; the qdisc holds the packet (Q32).
+            self.qdisc.push_back(f);
+            return;
+        }
+        self.post_tx(eng, f);
+    }
+
+    pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
+        self.nic.tx_used += 1;
+        let bytes = f.ip_bytes + 14 + self.desc_bytes;
+        self.dma[1].queue.push_back((vec![f], bytes));
+        self.dma_next(eng, 1);
+    }
+
+    /// Transmit buffers reclaimed: descriptors free up for packets the qdisc held.
+    pub(crate) fn reclaim(&mut self, eng: &mut Engine<Ev>, n: u32) {
+        self.nic.tx_used -= n.min(self.nic.tx_used);
+        while self.nic.tx_used < self.nic.p.tx_ring_entries {
+            let Some(f) = self.qdisc.pop_front() else {
+                break;
+            };
+            self.post_tx(eng, f);
+        }
+    }
+
+    pub(crate) fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
+        let arrive = wire.lane.transmit(eng.now(), f.ip_bytes);
+        wire.frames.push_back((arrive, f));
+        eng.at(arrive, Ev::Arrive { node: 1 - self.id });
+    }
+
+    /// Starts the next DMA transaction on channel `ch` if it is idle.
+    pub(crate) fn dma_next(&mut self, eng: &mut Engine<Ev>, ch: usize) {
+        let chan = &mut self.dma[ch];
+        if chan.busy {
+            return;
+        }
+        let Some((_, total)) = chan.queue.front() else {
+            return;
+        };
+        if chan.left == 0 {
+            chan.left = *total;
+        }
+        let bytes = chan.left.min(self.dma_chunk);
+        chan.left -= bytes;
+        chan.busy = true;
+        let (start, end) = self.io.transact(eng.now(), bytes);
+        self.io.dma_bytes += bytes;
+        self.stats.dma_bytes += bytes;
+        // The transfer's memory lines cross the bridge; the I/O bus is the slower of the two.
+        let end = end.max(self.nb.dma(start, bytes));
+        eng.at(
+            end,
+            Ev::Dma {
+                node: self.id,
+                chan: ch as u8,
+            },
+        );
+    }
+
+    pub fn on_dma(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, ch: usize) {
+        self.dma[ch].busy = false;
+        if self.dma[ch].left == 0 {
+            let (frames, _) = self.dma[ch].queue.pop_front().expect("dma without request");
+            if ch == 1 {
+                for f in frames {
+                    self.send_frame(eng, wire, f);
+                    let d = self.nic.tx_sent(eng.now());
+                    self.irq_decision(eng, d);
+                }
+            } else {
+                self.rx_dma_done(eng, frames);
+            }
+        }
+        self.dma_next(eng, ch);
+    }
+
+    pub(crate) fn rx_dma_done(&mut self, eng: &mut Engine<Ev>, frames: Vec<Frame>) {
+        match self.roles.rx_mode {
+            RxMode::HostRing => {
+                for f in frames {
+                    let d = self.nic.rx_dma_done(eng.now(), f);
+                    self.irq_decision(eng, d);
+                }
+            }
+            RxMode::RingAccumulate => {
+                // One interrupt per flushed burst; the frames wait for the driver's netif_rx.
+                self.delivered.extend(frames);
+                self.raise_nic_irq(eng);
+            }
+        }
+    }
+
+    pub(crate) fn irq_decision(&mut self, eng: &mut Engine<Ev>, d: IrqDecision) {
+        match d {
+            IrqDecision::Raise => self.raise_nic_irq(eng),
+            IrqDecision::ArmTimer(t) => eng.at(
+                t,
+                Ev::Coalesce {
+                    node: self.id,
+                    at: t,
+                },
+            ),
+            IrqDecision::None => {}
+        }
+    }
+
+    pub fn on_coalesce(&mut self, eng: &mut Engine<Ev>, at: Time) {
+        let d = self.nic.coalesce_timer(at);
+        self.irq_decision(eng, d);
+    }
+
+    pub(crate) fn raise_nic_irq(&mut self, eng: &mut Engine<Ev>) {
+        self.nic.raise();
+        let lat = match self.roles.irq_path {
+            IrqPath::Ioapic => self.ioapic_lat,
+            IrqPath::Direct => Duration::ZERO,
+        };
+        eng.after(
+            lat,
+            Ev::Irq {
+                node: self.id,
+                proc: self.roles.irq_target as u8,
+                kind: IrqKind::Nic,
+            },
+        );
+    }
+
+    /// A frame's last bit reached this node's MAC.
+    pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
+        match self.roles.rx_mode {
+            RxMode::HostRing => {
+                if self.nic.accept_rx(&f) {
+                    let bytes = f.ip_bytes + 14 + self.desc_bytes + self.status_bytes;
+                    self.dma[0].queue.push_back((vec![f], bytes));
+                    self.dma_next(eng, 0);
+                }
+            }
+            RxMode::RingAccumulate => {
+                if self.ack_on_nic && f.seg.is_pure_ack() {
+                    // The NIC recognises a pure ACK and hands it to its own processor.
+                    self.nic.stats.acks_consumed_on_nic += 1;
+                    self.nic.stats.rx_frames += 1;
+                    self.sq.backlog.push_back(f);
+                    let p = self.roles.protocol;
+                    self.sq.pending = true;
+                    self.kick(eng, wire, p);
+                    return;
+                }
+                let mut cause = self.nic.accumulate(f, self.flush_on_push);
+                if cause == Some(FlushCause::Full)
+                    && !self
+                        .nic
+                        .acc
+                        .iter()
+                        .any(|x| x.seg.seq == f.seg.seq && x.seg.len == f.seg.len)
+                {
+                    self.flush(eng, FlushCause::Full);
+                    cause = self.nic.accumulate(f, self.flush_on_push);
+                }
+                match cause {
+                    Some(c) => self.flush(eng, c),
+                    None => {
+                        let t = eng.now() + self.flush_idle;
+                        self.nic.idle_deadline = Some(t);
+                        eng.at(
+                            t,
+                            Ev::AccIdle {
+                                node: self.id,
+                                at: t,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn on_acc_idle(&mut self, eng: &mut Engine<Ev>, at: Time) {
+        if self.nic.idle_deadline == Some(at) && !self.nic.acc.is_empty() {
+            self.flush(eng, FlushCause::Idle);
+        }
+    }
+
+    pub(crate) fn flush(&mut self, eng: &mut Engine<Ev>, cause: FlushCause) {
+        let frames = self.nic.flush(cause);
+        if frames.is_empty() {
+            return;
+        }
+        let bytes: u64 = frames
+            .iter()
+            .map(|f| f.ip_bytes + 14 + self.desc_bytes)
+            .sum::<u64>()
+            + self.status_bytes;
+        self.dma[0].queue.push_back((frames, bytes));
+        self.dma_next(eng, 0);
+    }
+}

@@ -1,0 +1,140 @@
+//! Socket glue between the TCP endpoint and the node: segment input on the protocol
+//! processor, output from a thread or the softirq, and the three TCP timers as engine events.
+
+use crate::config::TxOutput;
+use crate::engine::Engine;
+use crate::hw::cpu::Notice;
+use crate::hw::nic::Frame;
+use crate::node::{Ev, Node, TimerKind, Wire};
+use crate::os::thread::{Wait, COMM};
+use crate::stack::tcp::Segment;
+use crate::units::Time;
+
+impl Node {
+    /// IP and TCP input for one frame, on the protocol processor.
+    pub(crate) fn tcp_input(&mut self, eng: &mut Engine<Ev>, f: Frame) {
+        if f.raw {
+            self.stats.raw_delivered += 1;
+            self.stats.raw_delivered_bytes += f.seg.len as u64;
+            return;
+        }
+        let now = eng.now();
+        self.stats.payload_rx_tcp_bytes += f.seg.len as u64;
+        if self.softirq_copy {
+            self.stats.copy_bytes += f.seg.len as u64;
+        }
+        let r = self.tcp.on_segment(now, &f.seg);
+        if r.ack_now {
+            let a = self.tcp.make_ack();
+            self.sq.xmit.push_back(a);
+        }
+        if r.acked_new {
+            let segs = self.tcp.output(now);
+            self.sq.xmit.extend(segs);
+        }
+        if r.delivered_bytes > 0 && self.threads[COMM].blocked == Some(Wait::Data) {
+            self.threads[COMM].blocked = None;
+            self.sq.wake.push_back(COMM);
+        }
+        if r.space_freed
+            && self.threads[COMM].blocked == Some(Wait::Space)
+            && self.tcp.send_space() > 0
+        {
+            self.threads[COMM].blocked = None;
+            self.sq.wake.push_back(COMM);
+        }
+    }
+
+    pub(crate) fn fire_timer(&mut self, eng: &mut Engine<Ev>, k: TimerKind) {
+        let now = eng.now();
+        match k {
+            TimerKind::Delack => {
+                let a = self.tcp.make_ack();
+                self.sq.xmit.push_back(a);
+            }
+            TimerKind::Rto => {
+                let segs = self.tcp.output(now);
+                self.sq.xmit.extend(segs);
+            }
+            TimerKind::Persist => self.sq.xmit.extend(self.tcp.on_persist(now)),
+        }
+    }
+
+    /// The timer events the TCP wants, scheduled once each.
+    pub(crate) fn sync_timers(&mut self, eng: &mut Engine<Ev>) {
+        if let Some(t) = self.tcp.delack_deadline {
+            if self.scheduled_delack != Some(t) {
+                self.scheduled_delack = Some(t);
+                eng.at(
+                    t.max(eng.now()),
+                    Ev::Delack {
+                        node: self.id,
+                        at: t,
+                    },
+                );
+            }
+        }
+        if let Some(t) = self.tcp.rto_deadline {
+            if self.scheduled_rto != Some(t) {
+                self.scheduled_rto = Some(t);
+                eng.at(
+                    t.max(eng.now()),
+                    Ev::Rto {
+                        node: self.id,
+                        at: t,
+                    },
+                );
+            }
+        }
+        if let Some(t) = self.tcp.persist_deadline {
+            if self.scheduled_persist != Some(t) {
+                self.scheduled_persist = Some(t);
+                eng.at(
+                    t.max(eng.now()),
+                    Ev::Persist {
+                        node: self.id,
+                        at: t,
+                    },
+                );
+            }
+        }
+    }
+
+    pub fn on_timer(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, k: TimerKind, at: Time) {
+        let fire = match k {
+            TimerKind::Delack => self.tcp.on_delack(at),
+            TimerKind::Rto => self.tcp.on_rto(at),
+            TimerKind::Persist => self.tcp.persist_deadline == Some(at),
+        };
+        if fire {
+            self.sq.timers.push_back(k);
+            self.sq.pending = true;
+            let p = self.roles.protocol;
+            self.kick(eng, wire, p);
+        }
+    }
+
+    pub(crate) fn output_from_thread(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        tid: usize,
+        segs: Vec<Segment>,
+    ) {
+        if segs.is_empty() {
+            return;
+        }
+        if self.roles.tx_output == TxOutput::Thread {
+            self.threads[tid].xmit.extend(segs);
+            return;
+        }
+        self.sq.xmit.extend(segs);
+        let to = self.roles.protocol;
+        if self.threads[tid].proc == to {
+            self.raise_softirq_local();
+            self.kick(eng, wire, to);
+        } else {
+            self.notify(eng, to, Notice::RaiseSoftirq);
+        }
+    }
+}

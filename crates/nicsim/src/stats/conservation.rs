@@ -1,0 +1,78 @@
+//! Byte accounting: where a node's payload bytes are, for the conservation check.
+
+use crate::node::{Effect, Node};
+use crate::stack::tcp::Segment;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, Default)]
+pub struct NodeStats {
+    /// Generator frames that reached the top of the receive path, and their bytes.
+    pub raw_delivered: u64,
+    pub raw_delivered_bytes: u64,
+    /// Frames `netif_rx` dropped because the backlog was full.
+    pub backlog_dropped: u64,
+    pub backlog_dropped_bytes: u64,
+    pub payload_tx_bytes: u64,
+    pub payload_rx_tcp_bytes: u64,
+    pub payload_consumed_on_nic: u64,
+    pub dma_bytes: u64,
+    pub copy_bytes: u64,
+    pub wakeups: u64,
+    pub ipis_sent: u64,
+}
+
+impl Node {
+    /// Payload bytes held anywhere inside this node's receive side (rings, DMA, backlog).
+    pub fn rx_payload_in_flight(&self) -> u64 {
+        let ring: u64 = self.nic.rx_ready.iter().map(|f| f.seg.len as u64).sum();
+        let dma: u64 = self.dma[0]
+            .queue
+            .iter()
+            .flat_map(|(v, _)| v.iter())
+            .map(|f| f.seg.len as u64)
+            .sum();
+        let acc: u64 = self.nic.acc.iter().map(|f| f.seg.len as u64).sum();
+        let backlog: u64 = self
+            .sq
+            .backlog
+            .iter()
+            .chain(&self.delivered)
+            .map(|f| f.seg.len as u64)
+            .sum();
+        let effect = match self.sq.effect {
+            Some(Effect::RxPacket(f)) => f.seg.len as u64,
+            _ => 0,
+        };
+        ring + dma + acc + backlog + effect
+    }
+
+    /// Payload bytes posted for transmission but not yet on the wire.
+    pub fn tx_payload_in_flight(&self) -> u64 {
+        let q = self.qdisc.iter().map(|f| f.seg.len as u64).sum::<u64>();
+        q + self.dma[1]
+            .queue
+            .iter()
+            .flat_map(|(v, _)| v.iter())
+            .map(|f| f.seg.len as u64)
+            .sum::<u64>()
+    }
+
+    /// Payload decided by TCP but whose transmit work has not run yet.
+    pub fn tx_payload_pending(&self) -> u64 {
+        let q = |v: &VecDeque<Segment>| v.iter().map(|s| s.len as u64).sum::<u64>();
+        let eff = |e: &Effect| {
+            if let Effect::Xmit(s) = e {
+                s.len as u64
+            } else {
+                0
+            }
+        };
+        q(&self.sq.xmit)
+            + self
+                .threads
+                .iter()
+                .map(|t| q(&t.xmit) + eff(&t.effect))
+                .sum::<u64>()
+            + self.sq.effect.map(|e| eff(&e)).unwrap_or(0)
+    }
+}
