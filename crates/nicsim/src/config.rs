@@ -222,6 +222,21 @@ pub enum ProcName {
     NicCpu,
 }
 
+impl ProcName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProcName::Cpu0 => "cpu0",
+            ProcName::Cpu1 => "cpu1",
+            ProcName::NicCpu => "nic_cpu",
+        }
+    }
+
+    /// The NIC's own processor: no north bridge, no host I/O bus, no background cross-calls.
+    pub fn is_nic(self) -> bool {
+        self == ProcName::NicCpu
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IrqPath {

@@ -3,9 +3,10 @@
 
 use crate::config::{Config, NetpipeMode, TrialAggregate, WorkloadKind};
 use crate::engine::Engine;
+use crate::hw::dma::Chan;
 use crate::hw::link::Lane;
 use crate::hw::nic::Frame;
-use crate::node::{Ev, Node, TimerKind, Wire};
+use crate::node::{Ev, Node, Wire};
 use crate::os::thread::{Op, COMM, LOAD};
 use crate::stats::{Snapshot, Window};
 use crate::units::{Duration, Time};
@@ -31,7 +32,11 @@ impl World {
             WorkloadKind::Hpcbench => cfg.workload.hpcbench.nodelay,
             WorkloadKind::PacketGen => true,
         };
-        let mut nodes = vec![Node::new(0, cfg, nodelay)?, Node::new(1, cfg, nodelay)?];
+        let shared = std::rc::Rc::new(cfg.clone());
+        let mut nodes = vec![
+            Node::new(0, &shared, nodelay)?,
+            Node::new(1, &shared, nodelay)?,
+        ];
         nodes[1].load_queue_cap = cfg.workload.hpcbench.queue_messages.max(1);
         let lane = || Lane::new(cfg.link.rate_bps, cfg.link.latency_ps);
         // Payload rate of the link with full-sized segments (host-path §4.8).
@@ -75,7 +80,7 @@ impl World {
             }
             Ev::Dma { node, chan } => {
                 let (n, e, mut w) = self.split(node as usize);
-                n.on_dma(e, &mut w, chan as usize);
+                n.on_dma(e, &mut w, Chan::from_index(chan));
             }
             Ev::Arrive { node } => {
                 let (_, f) = self.wires[1 - node as usize]
@@ -96,17 +101,9 @@ impl World {
                 let (n, e, _) = self.split(node as usize);
                 n.on_acc_idle(e, at);
             }
-            Ev::Delack { node, at } => {
+            Ev::Timer { node, kind, at } => {
                 let (n, e, mut w) = self.split(node as usize);
-                n.on_timer(e, &mut w, TimerKind::Delack, at);
-            }
-            Ev::Rto { node, at } => {
-                let (n, e, mut w) = self.split(node as usize);
-                n.on_timer(e, &mut w, TimerKind::Rto, at);
-            }
-            Ev::Persist { node, at } => {
-                let (n, e, mut w) = self.split(node as usize);
-                n.on_timer(e, &mut w, TimerKind::Persist, at);
+                n.on_timer(e, &mut w, kind, at);
             }
             Ev::CrossCall { node, proc } => {
                 let per_s = self.cfg.smp.background_ipi_per_s;

@@ -118,7 +118,6 @@ pub struct IoBus {
     busy_until: Time,
     pub busy_ps: u64,
     pub transactions: u64,
-    pub dma_bytes: u64,
     pub pio: u64,
 }
 
@@ -131,7 +130,6 @@ impl IoBus {
             busy_until: Time::ZERO,
             busy_ps: 0,
             transactions: 0,
-            dma_bytes: 0,
             pio: 0,
         }
     }

@@ -2,7 +2,7 @@
 //! items executed in chunks of memory references, preemption at chunk boundaries, and
 //! busy time accounted by category (host-path §2.2, §2.8, §7.5).
 
-use crate::config::Category;
+use crate::config::{Category, ProcName};
 use crate::units::{Duration, Freq, Time};
 
 pub const CATEGORIES: [Category; 5] = [
@@ -113,60 +113,6 @@ impl Job {
     }
 }
 
-/// How a processor's data references are priced. This is the seam for a detailed cache model
-/// (host-path §4.3, mode B): a `Caches` variant would return, per chunk, its stall and the
-/// transactions that reach the north bridge; the node's chunk pricing calls only these two.
-#[derive(Clone, Copy, Debug)]
-pub enum MemoryModel {
-    /// Mode A (thesis Eq. 4.1): a reference hits with probability `hit_ratio` and stays in the
-    /// processor, or misses and becomes one north-bridge transaction. Its mean stall is
-    /// t_mean = h·t_hit + (1 − h)·t_miss; only the misses reach (and contend on) the bridge.
-    MeanAccess {
-        hit_ratio: f64,
-        hit_cycles: f64,
-        miss_cycles: f64,
-    },
-}
-
-impl MemoryModel {
-    /// Memory that costs `cycles` per reference and never reaches the bridge (a connector).
-    pub fn flat(cycles: f64) -> Self {
-        MemoryModel::MeanAccess {
-            hit_ratio: 1.0,
-            hit_cycles: cycles,
-            miss_cycles: cycles,
-        }
-    }
-
-    /// Host cycles a batch of `refs` references stalls the processor, contention aside.
-    pub fn stall_cycles(&self, refs: f64) -> f64 {
-        match *self {
-            MemoryModel::MeanAccess {
-                hit_ratio,
-                hit_cycles,
-                miss_cycles,
-            } => refs * (hit_ratio * hit_cycles + (1.0 - hit_ratio) * miss_cycles),
-        }
-    }
-
-    /// Transactions a batch of `refs` references sends to the north bridge (its misses).
-    pub fn transactions(&self, refs: f64) -> f64 {
-        match *self {
-            MemoryModel::MeanAccess { hit_ratio, .. } => refs * (1.0 - hit_ratio),
-        }
-    }
-}
-
-/// How a processor reaches memory and devices.
-#[derive(Clone, Copy, Debug)]
-pub struct MemPath {
-    pub model: MemoryModel,
-    /// Shares the north bridge (pays collisions) or is a pure connector.
-    pub contended: bool,
-    /// Cycles a register access stalls this processor, when it does not cross the host I/O bus.
-    pub local_io_cycles: Option<f64>,
-}
-
 /// The chunk a processor is executing: what it costs and how it was accounted.
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk {
@@ -189,11 +135,10 @@ pub struct ProcStats {
 
 #[derive(Clone, Debug)]
 pub struct Processor {
-    pub name: &'static str,
+    pub id: ProcName,
     pub clock: Freq,
     /// Cycles per instruction, including a slower NIC processor's speed fraction.
     pub cpi: f64,
-    pub mem: MemPath,
     /// References per chunk: the granularity of contention and of preemption.
     pub batch_refs: f64,
     /// Jobs waiting per context; the running job sits in `running`.
@@ -210,12 +155,11 @@ pub struct Processor {
 }
 
 impl Processor {
-    pub fn new(name: &'static str, clock: Freq, cpi: f64, mem: MemPath, batch_refs: u32) -> Self {
+    pub fn new(id: ProcName, clock: Freq, cpi: f64, batch_refs: u32) -> Self {
         Processor {
-            name,
+            id,
             clock,
             cpi,
-            mem,
             batch_refs: batch_refs.max(1) as f64,
             hardirq_q: Default::default(),
             owed: Default::default(),
@@ -294,35 +238,8 @@ impl Processor {
 mod tests {
     use super::*;
 
-    #[test]
-    fn mean_access_stalls_t_mean_and_sends_only_misses_to_the_bridge() {
-        let m = MemoryModel::MeanAccess {
-            hit_ratio: 0.9,
-            hit_cycles: 1.0,
-            miss_cycles: 91.0,
-        };
-        assert!((m.stall_cycles(100.0) - 1000.0).abs() < 1e-9);
-        assert!((m.transactions(100.0) - 10.0).abs() < 1e-9);
-        let f = MemoryModel::flat(10.0);
-        assert_eq!((f.stall_cycles(3.0), f.transactions(3.0)), (30.0, 0.0));
-    }
-
     fn proc() -> Processor {
-        Processor::new(
-            "cpu0",
-            Freq(400_000_000),
-            1.0,
-            MemPath {
-                model: MemoryModel::MeanAccess {
-                    hit_ratio: 0.9,
-                    hit_cycles: 1.0,
-                    miss_cycles: 91.0,
-                },
-                contended: true,
-                local_io_cycles: None,
-            },
-            64,
-        )
+        Processor::new(ProcName::Cpu0, Freq(400_000_000), 1.0, 64)
     }
 
     #[test]

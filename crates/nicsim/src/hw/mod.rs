@@ -1,7 +1,10 @@
 //! Hardware models. Each is a small state machine that takes `now` and an input and returns
-//! times; none of them touches the engine.
+//! times; none of them touches the engine, and none knows TCP: they carry frames.
 
+pub mod apic;
 pub mod bus;
 pub mod cpu;
+pub mod dma;
 pub mod link;
+pub mod memory;
 pub mod nic;

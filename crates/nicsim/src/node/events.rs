@@ -1,9 +1,8 @@
-//! Engine events. Every variant names the node it concerns.
+//! Engine events. Every variant names the node it concerns; `system` dispatches them.
 
 use crate::hw::cpu::Notice;
 use crate::units::Time;
 
-/// Engine events. Every variant names the node it concerns.
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
     Chunk {
@@ -30,16 +29,10 @@ pub enum Ev {
         node: u8,
         at: Time,
     },
-    Delack {
+    /// A TCP timer set for `at` expires (stale if the TCP moved its deadline since).
+    Timer {
         node: u8,
-        at: Time,
-    },
-    Rto {
-        node: u8,
-        at: Time,
-    },
-    Persist {
-        node: u8,
+        kind: TimerKind,
         at: Time,
     },
     /// A background cross-call reaches a host CPU (`smp.background_ipi_per_s`).
@@ -56,6 +49,7 @@ pub enum IrqKind {
     Notice(Notice),
 }
 
+/// The three TCP timers, in the order they are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerKind {
     Delack,

@@ -1,10 +1,11 @@
 //! Interrupt handling on a node: the NIC's hardirq, inter-processor notifications (IPIs or a
 //! doorbell to the NIC processor) and the background cross-calls every host CPU receives.
 
-use crate::config::{Category, NotificationHandler, RxMode, SoftirqKick};
+use crate::config::NotificationHandler;
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, Notice, Piece, Then};
 use crate::node::{Ev, IrqKind, Node, Wire};
+use crate::placement::Receive;
 use crate::units::{Duration, Time};
 use std::rc::Rc;
 
@@ -13,11 +14,7 @@ impl Node {
     /// The sender pays `notify_cost` in a job of its own; this is the flight and delivery.
     pub(crate) fn notify(&mut self, eng: &mut Engine<Ev>, to: usize, notice: Notice) {
         self.stats.ipis_sent += 1;
-        let lat = if self.procs[to].name == "nic_cpu" && self.kick == SoftirqKick::Doorbell {
-            self.io.hold(8)
-        } else {
-            self.ipi_lat
-        };
+        let lat = self.apic.notice_latency(self.proc_id(to), &self.io);
         eng.after(
             lat,
             Ev::Irq {
@@ -29,33 +26,22 @@ impl Node {
     }
 
     pub(crate) fn notify_cost(&self, to: usize) -> Piece {
-        if self.procs[to].name == "nic_cpu" && self.kick == SoftirqKick::Doorbell {
-            Piece {
-                cat: Some(Category::Driver),
-                pio_writes: 1,
-                ..Default::default()
-            }
-        } else {
-            Piece {
-                cat: Some(Category::Os),
-                cycles: self.ipi_send_cycles,
-                ..Default::default()
-            }
-        }
+        self.apic.send_cost(self.proc_id(to))
     }
 
     /// An interrupt reached processor `p`.
     pub fn on_irq(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, kind: IrqKind) {
-        let c = Rc::clone(&self.costs);
+        let cfg = Rc::clone(&self.cfg);
+        let c = &cfg.costs;
         let job = match kind {
             IrqKind::Nic => {
                 self.procs[p].stats.irqs_nic += 1;
                 // NAPI schedules one poll; netif_rx (no NAPI, or a flushed burst) queues
                 // every frame the handler finds.
-                let taken = match (self.roles.rx_mode, self.napi) {
-                    (RxMode::RingAccumulate, _) => self.delivered.len() as u32,
-                    (RxMode::HostRing, true) => 0,
-                    (RxMode::HostRing, false) => self.nic.rx_ready.len() as u32,
+                let taken = match self.roles.receive {
+                    Receive::RingAccumulate => self.delivered.len() as u32,
+                    Receive::NapiPoll => 0,
+                    Receive::NetifRx => self.nic.rx_ready.len() as u32,
                 };
                 let mut j = Job::new(Then::HardIrq(taken))
                     .with(self.piece(&c.irq_entry, 0, 1))
@@ -68,7 +54,7 @@ impl Node {
             }
             IrqKind::Notice(n) => {
                 self.procs[p].stats.irqs_ipi += 1;
-                match self.notification_handler {
+                match self.cfg.smp.notification_handler {
                     NotificationHandler::Ipi => {
                         Job::new(Then::Notified(n)).with(self.piece(&c.ipi_handler, 0, 1))
                     }
@@ -91,12 +77,12 @@ impl Node {
     ) {
         // netif_rx moved the frames the handler found to the protocol's backlog.
         for _ in 0..taken {
-            let f = match self.roles.rx_mode {
-                RxMode::RingAccumulate => self.delivered.pop_front(),
-                RxMode::HostRing => self.nic.take_rx(),
+            let f = match self.roles.receive {
+                Receive::RingAccumulate => self.delivered.pop_front(),
+                Receive::NapiPoll | Receive::NetifRx => self.nic.take_rx(),
             };
             let Some(f) = f else { break };
-            if self.sq.backlog.len() as u32 >= self.backlog_limit {
+            if self.sq.backlog.len() as u32 >= self.cfg.napi.backlog_packets {
                 self.stats.backlog_dropped += 1;
                 self.stats.backlog_dropped_bytes += f.seg.len as u64;
             } else {
@@ -122,7 +108,7 @@ impl Node {
             return;
         }
         let host: Vec<usize> = (0..self.procs.len())
-            .filter(|&p| self.procs[p].name != "nic_cpu")
+            .filter(|&p| !self.proc_id(p).is_nic())
             .collect();
         let period = 1e12 / per_s;
         for (k, &p) in host.iter().enumerate() {

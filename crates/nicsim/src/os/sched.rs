@@ -4,10 +4,8 @@
 use super::thread::COMM;
 use super::thread::LOAD;
 use crate::engine::Engine;
-use crate::hw::bus::Initiator;
 use crate::hw::cpu::{Ctx, Job, Notice, Then};
 use crate::node::{prepend, Effect, Ev, Node, Wire};
-use crate::units::Duration;
 
 impl Node {
     /// Starts work on processor `p` if it is idle.
@@ -64,7 +62,7 @@ impl Node {
             if let Some(mut j) = job {
                 if switch {
                     self.procs[p].stats.context_switches += 1;
-                    let cs = self.piece(&self.costs.context_switch, 0, 1);
+                    let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
                     j = prepend(j, cs);
                     self.last_thread[p] = Some(tid);
                 }
@@ -86,37 +84,11 @@ impl Node {
         let Some(c) = self.procs[p].next_chunk() else {
             return false;
         };
-        let proc = &self.procs[p];
-        let mut t = now;
-        match proc.mem.local_io_cycles {
-            Some(cyc) => {
-                t += proc
-                    .clock
-                    .duration_of(cyc * (c.pio_reads + c.pio_writes) as f64)
-            }
-            None => {
-                for _ in 0..c.pio_reads {
-                    // A read waits for the full round trip.
-                    t = self.io.pio(t) + self.io.hold(8);
-                }
-                for _ in 0..c.pio_writes {
-                    let done = self.io.pio(t);
-                    let posted = Duration(((done - t).0 as f64 * self.pio_write_fraction) as u64);
-                    t += posted;
-                }
-            }
-        }
-        let proc = &self.procs[p];
-        if c.refs > 0.0 {
-            // Only the misses reach the bridge; the stall is the mean access time either way.
-            if proc.mem.contended {
-                t += self
-                    .nb
-                    .request(t, Initiator::Cpu(p), proc.mem.model.transactions(c.refs));
-            }
-            t += proc.clock.duration_of(proc.mem.model.stall_cycles(c.refs));
-        }
-        t += proc.instr_time(c.cycles);
+        let clock = self.procs[p].clock;
+        let t = self
+            .mem
+            .registers(now, p, clock, c.pio_reads, c.pio_writes, &mut self.io);
+        let t = self.mem.access(t, p, clock, c.refs) + self.procs[p].instr_time(c.cycles);
         let ctx = self.procs[p].running.as_ref().unwrap().0;
         let pr = &mut self.procs[p];
         pr.account(ctx, c.cat, t - now);
@@ -142,7 +114,7 @@ impl Node {
         let hard_waiting = !self.procs[p].hardirq_q.is_empty();
         let soft_waiting = p == self.roles.protocol && self.sq.pending && !self.sq.running;
         // With wakeup preemption, the woken communication thread preempts the load thread.
-        let comm_waiting = self.wakeup_preempts
+        let comm_waiting = self.cfg.sched.wakeup_preempts
             && then == Then::Thread(LOAD)
             && self.threads[COMM].proc == p
             && self.threads[COMM].runnable;

@@ -126,7 +126,8 @@ impl Node {
 
     /// The next job of thread `tid`: pending output first, then its operation one step on.
     pub(crate) fn thread_job(&mut self, tid: usize) -> Option<Job> {
-        let c = Rc::clone(&self.costs);
+        let cfg = Rc::clone(&self.cfg);
+        let c = &cfg.costs;
         let op = self.threads[tid].op?;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.threads[tid].effect = e;
@@ -161,7 +162,7 @@ impl Node {
                 let n = left.min(space);
                 let bell = self.toe_doorbell(tid);
                 // Without checksum offload, csum_partial_copy folds the sum into this copy.
-                let fold = if self.csum_offload {
+                let fold = if self.cfg.nic.csum_offload {
                     Piece::default()
                 } else {
                     self.piece(&c.tx_csum_fold, n, 1)

@@ -1,10 +1,42 @@
-//! A placement is data: which processor runs each group of stages on a node, where the NIC's
-//! interrupt goes and how, and how the NIC hands received frames to the host (host-path §5).
-//! No model branches on a placement's name; `Roles` is all the node consults.
+//! A placement is data: which processor runs each group of stages on a node, and the typed
+//! policies for *how* work crosses between them: how received frames reach the host, where
+//! pure ACKs are built, how the interrupt travels, how the protocol processor is notified and
+//! who runs send-side output (host-path §5). No model branches on a placement's name or on a
+//! processor's name; `Roles` is all the node consults.
 
-use crate::config::{IrqPath, Placement, ProcName, RxMode, TxOutput};
+use crate::config::{
+    AckPath, IrqPath, Placement, ProcName, RxMode, RxNotify, SoftirqKick, TxOutput,
+};
 
-/// A placement resolved to processor indices of one node.
+/// How received frames travel from the NIC to the protocol's input queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Receive {
+    /// Host receive ring; one interrupt, then the softirq polls the ring (NAPI).
+    NapiPoll,
+    /// Host receive ring; the hardirq hands every ready frame to the backlog (`netif_rx`).
+    NetifRx,
+    /// The NIC accumulates frames in its memory and DMAs bursts; one interrupt per burst,
+    /// after which the driver hands the burst to the backlog (the offload NIC, §5.4).
+    RingAccumulate,
+}
+
+impl Receive {
+    /// Frames sit in a host ring written one DMA per frame (not in NIC memory).
+    pub fn host_ring(self) -> bool {
+        self != Receive::RingAccumulate
+    }
+}
+
+/// Where pure ACKs are built and consumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acks {
+    /// On the host path like any segment.
+    Host,
+    /// By the NIC processor in NIC memory: no descriptor, no DMA, no host interrupt.
+    NicLocal,
+}
+
+/// A placement resolved to processor indices of one node, with its typed policies.
 #[derive(Clone, Copy, Debug)]
 pub struct Roles {
     pub driver: usize,
@@ -13,47 +45,67 @@ pub struct Roles {
     pub app: usize,
     pub irq_target: usize,
     pub irq_path: IrqPath,
-    pub rx_mode: RxMode,
+    pub receive: Receive,
+    pub acks: Acks,
     pub tx_output: TxOutput,
+    /// How a host CPU tells the NIC processor there is work (an IPI to any host CPU).
+    pub kick: SoftirqKick,
 }
 
-/// Processor names of a node, in index order.
-pub fn processor_names(host_cpus: usize, nic_cpu: bool) -> Vec<&'static str> {
-    const HOST: [&str; 2] = ["cpu0", "cpu1"];
-    let mut v: Vec<&'static str> = HOST[..host_cpus.min(2)].to_vec();
+/// Processors of a node, in index order.
+pub fn processors(host_cpus: usize, nic_cpu: bool) -> Vec<ProcName> {
+    let mut v: Vec<ProcName> = [ProcName::Cpu0, ProcName::Cpu1][..host_cpus.min(2)].to_vec();
     if nic_cpu {
-        v.push("nic_cpu");
+        v.push(ProcName::NicCpu);
     }
     v
 }
 
-fn index_of(names: &[&'static str], p: ProcName, role: &str) -> Result<usize, String> {
-    let want = match p {
-        ProcName::Cpu0 => "cpu0",
-        ProcName::Cpu1 => "cpu1",
-        ProcName::NicCpu => "nic_cpu",
-    };
-    names.iter().position(|n| *n == want).ok_or_else(|| {
+fn index_of(procs: &[ProcName], p: ProcName, role: &str) -> Result<usize, String> {
+    procs.iter().position(|n| *n == p).ok_or_else(|| {
+        let have: Vec<&str> = procs.iter().map(|p| p.as_str()).collect();
         format!(
-            "placement.{role}: processor {want} does not exist on this node (it has {})",
-            names.join(", ")
+            "placement.{role}: processor {} does not exist on this node (it has {})",
+            p.as_str(),
+            have.join(", ")
         )
     })
 }
 
 impl Roles {
-    pub fn resolve(p: &Placement, names: &[&'static str]) -> Result<Roles, String> {
-        let r = Roles {
-            driver: index_of(names, p.driver, "driver")?,
-            protocol: index_of(names, p.protocol, "protocol")?,
-            comm: index_of(names, p.comm_thread, "comm_thread")?,
-            app: index_of(names, p.app, "app")?,
-            irq_target: index_of(names, p.irq_target, "irq_target")?,
-            irq_path: p.irq_path,
-            rx_mode: p.rx_mode,
-            tx_output: p.tx_output,
+    /// Resolves a placement on a node with `procs`; `rx_notify` and `ack_path` are the
+    /// configuration's choices that the placement's receive mode refines.
+    pub fn resolve(
+        p: &Placement,
+        procs: &[ProcName],
+        rx_notify: RxNotify,
+        ack_path: AckPath,
+        kick: SoftirqKick,
+    ) -> Result<Roles, String> {
+        // NAPI unless the placement asks for one interrupt per packet.
+        let napi = rx_notify == RxNotify::Napi && !p.per_packet_irq;
+        let receive = match (p.rx_mode, napi) {
+            (RxMode::RingAccumulate, _) => Receive::RingAccumulate,
+            (RxMode::HostRing, true) => Receive::NapiPoll,
+            (RxMode::HostRing, false) => Receive::NetifRx,
         };
-        let nic = names.iter().position(|n| *n == "nic_cpu");
+        let acks = match (receive, ack_path) {
+            (Receive::RingAccumulate, AckPath::NicLocal) => Acks::NicLocal,
+            _ => Acks::Host,
+        };
+        let r = Roles {
+            driver: index_of(procs, p.driver, "driver")?,
+            protocol: index_of(procs, p.protocol, "protocol")?,
+            comm: index_of(procs, p.comm_thread, "comm_thread")?,
+            app: index_of(procs, p.app, "app")?,
+            irq_target: index_of(procs, p.irq_target, "irq_target")?,
+            irq_path: p.irq_path,
+            receive,
+            acks,
+            tx_output: p.tx_output,
+            kick,
+        };
+        let nic = procs.iter().position(|n| *n == ProcName::NicCpu);
         if Some(r.comm) == nic || Some(r.app) == nic {
             return Err(
                 "placement: threads cannot run on nic_cpu, which runs only protocol work".into(),
@@ -63,5 +115,89 @@ impl Roles {
             return Err("placement.driver must be the processor that takes the interrupt (placement.irq_target)".into());
         }
         Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placement(rx_mode: RxMode, per_packet_irq: bool) -> Placement {
+        Placement {
+            name: "test".into(),
+            driver: ProcName::Cpu0,
+            protocol: ProcName::Cpu0,
+            comm_thread: ProcName::Cpu0,
+            app: ProcName::Cpu0,
+            irq_target: ProcName::Cpu0,
+            irq_path: IrqPath::Ioapic,
+            rx_mode,
+            tx_output: TxOutput::Thread,
+            per_packet_irq,
+        }
+    }
+
+    fn resolve(p: &Placement, notify: RxNotify, acks: AckPath) -> Roles {
+        let procs = processors(1, true);
+        Roles::resolve(p, &procs, notify, acks, SoftirqKick::Ipi).unwrap()
+    }
+
+    #[test]
+    fn receive_policy_follows_the_ring_and_the_notification() {
+        let host = placement(RxMode::HostRing, false);
+        assert_eq!(
+            resolve(&host, RxNotify::Napi, AckPath::ViaHostDriver).receive,
+            Receive::NapiPoll
+        );
+        assert_eq!(
+            resolve(&host, RxNotify::Interrupt, AckPath::ViaHostDriver).receive,
+            Receive::NetifRx
+        );
+        let per_packet = placement(RxMode::HostRing, true);
+        assert_eq!(
+            resolve(&per_packet, RxNotify::Napi, AckPath::ViaHostDriver).receive,
+            Receive::NetifRx
+        );
+        let acc = placement(RxMode::RingAccumulate, false);
+        assert_eq!(
+            resolve(&acc, RxNotify::Napi, AckPath::ViaHostDriver).receive,
+            Receive::RingAccumulate
+        );
+    }
+
+    #[test]
+    fn acks_stay_on_the_nic_only_when_the_nic_holds_the_frames() {
+        let acc = placement(RxMode::RingAccumulate, false);
+        let host = placement(RxMode::HostRing, false);
+        assert_eq!(
+            resolve(&acc, RxNotify::Napi, AckPath::NicLocal).acks,
+            Acks::NicLocal
+        );
+        assert_eq!(
+            resolve(&host, RxNotify::Napi, AckPath::NicLocal).acks,
+            Acks::Host
+        );
+        assert_eq!(
+            resolve(&acc, RxNotify::Napi, AckPath::ViaHostDriver).acks,
+            Acks::Host
+        );
+    }
+
+    #[test]
+    fn a_missing_processor_is_named() {
+        let mut p = placement(RxMode::HostRing, false);
+        p.protocol = ProcName::Cpu1;
+        let e = Roles::resolve(
+            &p,
+            &processors(1, false),
+            RxNotify::Napi,
+            AckPath::ViaHostDriver,
+            SoftirqKick::Ipi,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("placement.protocol") && e.contains("cpu1"),
+            "{e}"
+        );
     }
 }

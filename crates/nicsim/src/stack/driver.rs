@@ -1,23 +1,24 @@
 //! The NIC driver and the NIC's host-facing side: transmit posting and the qdisc, descriptor
 //! reclaim, receive DMA completion, interrupt raising and coalescing, and ring accumulation.
 
-use crate::config::{IrqPath, RxMode};
 use crate::engine::Engine;
+use crate::hw::dma::Chan;
 use crate::hw::nic::{FlushCause, Frame, IrqDecision};
 use crate::node::{Ev, IrqKind, Node, Wire};
+use crate::placement::{Acks, Receive};
 use crate::stack::tcp::Segment;
-use crate::units::{Duration, Time};
+use crate::units::Time;
 
 impl Node {
     /// The driver posted a segment for transmission (or the NIC processor built an ACK).
     pub(crate) fn nic_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, seg: Segment) {
         let f = Frame {
             seg,
-            ip_bytes: seg.len as u64 + self.header_bytes,
+            ip_bytes: seg.len as u64 + self.header_bytes(),
             raw: false,
         };
         self.stats.payload_tx_bytes += seg.len as u64;
-        if self.ack_on_nic && seg.is_pure_ack() {
+        if self.roles.acks == Acks::NicLocal && seg.is_pure_ack() {
             // Built in NIC memory and handed to the MAC: no descriptor, no DMA.
             self.send_frame(eng, wire, f);
             return;
@@ -32,9 +33,9 @@ impl Node {
 
     pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
         self.nic.tx_used += 1;
-        let bytes = f.ip_bytes + 14 + self.desc_bytes;
-        self.dma[1].queue.push_back((vec![f], bytes));
-        self.dma_next(eng, 1);
+        let bytes = f.ip_bytes + 14 + self.cfg.nic.descriptor_bytes;
+        self.dma.request(Chan::Tx, vec![f], bytes);
+        self.dma_next(eng, Chan::Tx);
     }
 
     /// Transmit buffers reclaimed: descriptors free up for packets the qdisc held.
@@ -55,60 +56,46 @@ impl Node {
     }
 
     /// Starts the next DMA transaction on channel `ch` if it is idle.
-    pub(crate) fn dma_next(&mut self, eng: &mut Engine<Ev>, ch: usize) {
-        let chan = &mut self.dma[ch];
-        if chan.busy {
-            return;
+    pub(crate) fn dma_next(&mut self, eng: &mut Engine<Ev>, ch: Chan) {
+        if let Some(end) = self
+            .dma
+            .start(ch, eng.now(), &mut self.io, &mut self.mem.nb)
+        {
+            eng.at(
+                end,
+                Ev::Dma {
+                    node: self.id,
+                    chan: ch as u8,
+                },
+            );
         }
-        let Some((_, total)) = chan.queue.front() else {
-            return;
-        };
-        if chan.left == 0 {
-            chan.left = *total;
-        }
-        let bytes = chan.left.min(self.dma_chunk);
-        chan.left -= bytes;
-        chan.busy = true;
-        let (start, end) = self.io.transact(eng.now(), bytes);
-        self.io.dma_bytes += bytes;
-        self.stats.dma_bytes += bytes;
-        // The transfer's memory lines cross the bridge; the I/O bus is the slower of the two.
-        let end = end.max(self.nb.dma(start, bytes));
-        eng.at(
-            end,
-            Ev::Dma {
-                node: self.id,
-                chan: ch as u8,
-            },
-        );
     }
 
-    pub fn on_dma(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, ch: usize) {
-        self.dma[ch].busy = false;
-        if self.dma[ch].left == 0 {
-            let (frames, _) = self.dma[ch].queue.pop_front().expect("dma without request");
-            if ch == 1 {
-                for f in frames {
-                    self.send_frame(eng, wire, f);
-                    let d = self.nic.tx_sent(eng.now());
-                    self.irq_decision(eng, d);
+    pub fn on_dma(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, ch: Chan) {
+        if let Some(frames) = self.dma.finish(ch) {
+            match ch {
+                Chan::Tx => {
+                    for f in frames {
+                        self.send_frame(eng, wire, f);
+                        let d = self.nic.tx_sent(eng.now());
+                        self.irq_decision(eng, d);
+                    }
                 }
-            } else {
-                self.rx_dma_done(eng, frames);
+                Chan::Rx => self.rx_dma_done(eng, frames),
             }
         }
         self.dma_next(eng, ch);
     }
 
     pub(crate) fn rx_dma_done(&mut self, eng: &mut Engine<Ev>, frames: Vec<Frame>) {
-        match self.roles.rx_mode {
-            RxMode::HostRing => {
+        match self.roles.receive {
+            Receive::NapiPoll | Receive::NetifRx => {
                 for f in frames {
                     let d = self.nic.rx_dma_done(eng.now(), f);
                     self.irq_decision(eng, d);
                 }
             }
-            RxMode::RingAccumulate => {
+            Receive::RingAccumulate => {
                 // One interrupt per flushed burst; the frames wait for the driver's netif_rx.
                 self.delivered.extend(frames);
                 self.raise_nic_irq(eng);
@@ -137,10 +124,7 @@ impl Node {
 
     pub(crate) fn raise_nic_irq(&mut self, eng: &mut Engine<Ev>) {
         self.nic.raise();
-        let lat = match self.roles.irq_path {
-            IrqPath::Ioapic => self.ioapic_lat,
-            IrqPath::Direct => Duration::ZERO,
-        };
+        let lat = self.apic.irq_latency(self.roles.irq_path);
         eng.after(
             lat,
             Ev::Irq {
@@ -153,16 +137,19 @@ impl Node {
 
     /// A frame's last bit reached this node's MAC.
     pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
-        match self.roles.rx_mode {
-            RxMode::HostRing => {
+        match self.roles.receive {
+            Receive::NapiPoll | Receive::NetifRx => {
                 if self.nic.accept_rx(&f) {
-                    let bytes = f.ip_bytes + 14 + self.desc_bytes + self.status_bytes;
-                    self.dma[0].queue.push_back((vec![f], bytes));
-                    self.dma_next(eng, 0);
+                    let bytes = f.ip_bytes
+                        + 14
+                        + self.cfg.nic.descriptor_bytes
+                        + self.cfg.nic.status_block_bytes;
+                    self.dma.request(Chan::Rx, vec![f], bytes);
+                    self.dma_next(eng, Chan::Rx);
                 }
             }
-            RxMode::RingAccumulate => {
-                if self.ack_on_nic && f.seg.is_pure_ack() {
+            Receive::RingAccumulate => {
+                if self.roles.acks == Acks::NicLocal && f.seg.is_pure_ack() {
                     // The NIC recognises a pure ACK and hands it to its own processor.
                     self.nic.stats.acks_consumed_on_nic += 1;
                     self.nic.stats.rx_frames += 1;
@@ -172,7 +159,7 @@ impl Node {
                     self.kick(eng, wire, p);
                     return;
                 }
-                let mut cause = self.nic.accumulate(f, self.flush_on_push);
+                let mut cause = self.nic.accumulate(f, self.cfg.nic.ring_flush_on_push);
                 if cause == Some(FlushCause::Full)
                     && !self
                         .nic
@@ -181,12 +168,12 @@ impl Node {
                         .any(|x| x.seg.seq == f.seg.seq && x.seg.len == f.seg.len)
                 {
                     self.flush(eng, FlushCause::Full);
-                    cause = self.nic.accumulate(f, self.flush_on_push);
+                    cause = self.nic.accumulate(f, self.cfg.nic.ring_flush_on_push);
                 }
                 match cause {
                     Some(c) => self.flush(eng, c),
                     None => {
-                        let t = eng.now() + self.flush_idle;
+                        let t = eng.now() + self.cfg.nic.ring_flush_idle_ps;
                         self.nic.idle_deadline = Some(t);
                         eng.at(
                             t,
@@ -214,10 +201,10 @@ impl Node {
         }
         let bytes: u64 = frames
             .iter()
-            .map(|f| f.ip_bytes + 14 + self.desc_bytes)
+            .map(|f| f.ip_bytes + 14 + self.cfg.nic.descriptor_bytes)
             .sum::<u64>()
-            + self.status_bytes;
-        self.dma[0].queue.push_back((frames, bytes));
-        self.dma_next(eng, 0);
+            + self.cfg.nic.status_block_bytes;
+        self.dma.request(Chan::Rx, frames, bytes);
+        self.dma_next(eng, Chan::Rx);
     }
 }

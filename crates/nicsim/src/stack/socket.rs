@@ -7,7 +7,7 @@ use crate::hw::cpu::Notice;
 use crate::hw::nic::Frame;
 use crate::node::{Ev, Node, TimerKind, Wire};
 use crate::os::thread::{Wait, COMM};
-use crate::stack::tcp::Segment;
+use crate::stack::tcp::{Segment, IP_HEADER_BYTES, TCP_HEADER_BYTES, TIMESTAMP_OPTION_BYTES};
 use crate::units::Time;
 
 impl Node {
@@ -20,7 +20,7 @@ impl Node {
         }
         let now = eng.now();
         self.stats.payload_rx_tcp_bytes += f.seg.len as u64;
-        if self.softirq_copy {
+        if self.cfg.rx.softirq_payload_copy {
             self.stats.copy_bytes += f.seg.len as u64;
         }
         let r = self.tcp.on_segment(now, &f.seg);
@@ -62,42 +62,31 @@ impl Node {
 
     /// The timer events the TCP wants, scheduled once each.
     pub(crate) fn sync_timers(&mut self, eng: &mut Engine<Ev>) {
-        if let Some(t) = self.tcp.delack_deadline {
-            if self.scheduled_delack != Some(t) {
-                self.scheduled_delack = Some(t);
-                eng.at(
-                    t.max(eng.now()),
-                    Ev::Delack {
-                        node: self.id,
-                        at: t,
-                    },
-                );
-            }
+        let wanted = [
+            self.tcp.delack_deadline,
+            self.tcp.rto_deadline,
+            self.tcp.persist_deadline,
+        ];
+        for (kind, at) in self.timers.to_schedule(wanted) {
+            eng.at(
+                at.max(eng.now()),
+                Ev::Timer {
+                    node: self.id,
+                    kind,
+                    at,
+                },
+            );
         }
-        if let Some(t) = self.tcp.rto_deadline {
-            if self.scheduled_rto != Some(t) {
-                self.scheduled_rto = Some(t);
-                eng.at(
-                    t.max(eng.now()),
-                    Ev::Rto {
-                        node: self.id,
-                        at: t,
-                    },
-                );
-            }
-        }
-        if let Some(t) = self.tcp.persist_deadline {
-            if self.scheduled_persist != Some(t) {
-                self.scheduled_persist = Some(t);
-                eng.at(
-                    t.max(eng.now()),
-                    Ev::Persist {
-                        node: self.id,
-                        at: t,
-                    },
-                );
-            }
-        }
+    }
+
+    /// Header bytes TCP and IP add to a segment's payload.
+    pub(crate) fn header_bytes(&self) -> u64 {
+        let opt = if self.cfg.tcp.timestamps {
+            TIMESTAMP_OPTION_BYTES
+        } else {
+            0
+        };
+        IP_HEADER_BYTES + TCP_HEADER_BYTES + opt
     }
 
     pub fn on_timer(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, k: TimerKind, at: Time) {
@@ -136,5 +125,51 @@ impl Node {
         } else {
             self.notify(eng, to, Notice::RaiseSoftirq);
         }
+    }
+}
+
+/// Which TCP deadlines already have an engine event, so each is scheduled once. Sans-IO: it
+/// takes the deadlines the TCP wants and returns the events to schedule.
+#[derive(Clone, Debug, Default)]
+pub struct TimerSet {
+    scheduled: [Option<Time>; 3],
+}
+
+impl TimerSet {
+    const KINDS: [TimerKind; 3] = [TimerKind::Delack, TimerKind::Rto, TimerKind::Persist];
+
+    /// Of `wanted` (delayed ACK, retransmission, persist), the deadlines not yet scheduled.
+    pub fn to_schedule(&mut self, wanted: [Option<Time>; 3]) -> Vec<(TimerKind, Time)> {
+        let mut out = Vec::new();
+        for (i, w) in wanted.into_iter().enumerate() {
+            if let Some(t) = w {
+                if self.scheduled[i] != Some(t) {
+                    self.scheduled[i] = Some(t);
+                    out.push((Self::KINDS[i], t));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_deadline_is_scheduled_once_and_a_moved_one_again() {
+        let mut s = TimerSet::default();
+        let rto = Some(Time(5));
+        assert_eq!(
+            s.to_schedule([None, rto, None]),
+            vec![(TimerKind::Rto, Time(5))]
+        );
+        assert!(s.to_schedule([None, rto, None]).is_empty());
+        let both = s.to_schedule([Some(Time(2)), Some(Time(9)), None]);
+        assert_eq!(
+            both,
+            vec![(TimerKind::Delack, Time(2)), (TimerKind::Rto, Time(9))]
+        );
     }
 }

@@ -2,11 +2,11 @@
 //! (dispatch, transmit, wake-up, timer, reclaim, one frame's poll, IP and TCP, poll end),
 //! within the NAPI budget.
 
-use crate::config::RxMode;
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, Piece, Then};
 use crate::hw::nic::Frame;
 use crate::node::{job_of, Effect, Ev, Node, TimerKind, Wire};
+use crate::placement::{Acks, Receive};
 use crate::stack::tcp::Segment;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -29,7 +29,8 @@ pub(crate) struct Softirq {
 impl Node {
     /// The next step of the receive softirq on the protocol processor, or None when it ends.
     pub(crate) fn softirq_job(&mut self) -> Option<Job> {
-        let c = Rc::clone(&self.costs);
+        let cfg = Rc::clone(&self.cfg);
+        let c = &cfg.costs;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.sq.effect = Some(e);
             Some(job_of(Then::Softirq, pieces))
@@ -72,7 +73,7 @@ impl Node {
                 ],
             );
         }
-        if self.sq.budget_used >= self.cfg_napi_budget {
+        if self.sq.budget_used >= self.cfg.napi.budget {
             // Budget spent: defer the rest and let process context run (ksoftirqd-like).
             self.sq.running = false;
             self.sq.pending = true;
@@ -80,9 +81,9 @@ impl Node {
             return None;
         }
         {
-            let frame = match self.roles.rx_mode {
-                RxMode::HostRing if self.napi => self.nic.take_rx(),
-                _ => self.sq.backlog.pop_front(),
+            let frame = match self.roles.receive {
+                Receive::NapiPoll => self.nic.take_rx(),
+                Receive::NetifRx | Receive::RingAccumulate => self.sq.backlog.pop_front(),
             };
             if let Some(f) = frame {
                 self.sq.budget_used += 1;
@@ -93,10 +94,10 @@ impl Node {
                     self.piece(&c.rx_ip, bytes, 1),
                     self.piece(&c.rx_tcp, bytes, 1),
                 ];
-                if !self.csum_offload {
+                if !self.cfg.nic.csum_offload {
                     pieces.push(self.piece(&c.csum, bytes, 1));
                 }
-                if self.softirq_copy && bytes > 0 && !f.raw {
+                if self.cfg.rx.softirq_payload_copy && bytes > 0 && !f.raw {
                     pieces.push(self.piece(&c.skb_copy, bytes, 1));
                 }
                 if f.raw {
@@ -110,7 +111,7 @@ impl Node {
             }
         }
         // Nothing left: a NAPI poll ends by re-enabling device interrupts.
-        if self.roles.rx_mode == RxMode::HostRing && self.napi && !self.sq.poll_ending {
+        if self.roles.receive == Receive::NapiPoll && !self.sq.poll_ending {
             self.sq.poll_ending = true;
             return mk(self, Effect::PollEnd, &[self.piece(&c.rx_poll_end, 0, 1)]);
         }
@@ -120,9 +121,9 @@ impl Node {
     }
 
     pub(crate) fn xmit_pieces(&self, seg: &Segment) -> Vec<Piece> {
-        let c = &self.costs;
+        let c = &self.cfg.costs;
         let mut v = vec![self.piece(&c.tx_tcp, 0, 1), self.piece(&c.tx_ip, 0, 1)];
-        if !(self.ack_on_nic && seg.is_pure_ack()) {
+        if !(self.roles.acks == Acks::NicLocal && seg.is_pure_ack()) {
             v.push(self.piece(&c.tx_dev, 0, 1));
         }
         v

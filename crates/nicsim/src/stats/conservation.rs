@@ -1,5 +1,6 @@
 //! Byte accounting: where a node's payload bytes are, for the conservation check.
 
+use crate::hw::dma::Chan;
 use crate::node::{Effect, Node};
 use crate::stack::tcp::Segment;
 use std::collections::VecDeque;
@@ -15,7 +16,6 @@ pub struct NodeStats {
     pub payload_tx_bytes: u64,
     pub payload_rx_tcp_bytes: u64,
     pub payload_consumed_on_nic: u64,
-    pub dma_bytes: u64,
     pub copy_bytes: u64,
     pub wakeups: u64,
     pub ipis_sent: u64,
@@ -25,12 +25,7 @@ impl Node {
     /// Payload bytes held anywhere inside this node's receive side (rings, DMA, backlog).
     pub fn rx_payload_in_flight(&self) -> u64 {
         let ring: u64 = self.nic.rx_ready.iter().map(|f| f.seg.len as u64).sum();
-        let dma: u64 = self.dma[0]
-            .queue
-            .iter()
-            .flat_map(|(v, _)| v.iter())
-            .map(|f| f.seg.len as u64)
-            .sum();
+        let dma: u64 = self.dma.pending(Chan::Rx).map(|f| f.seg.len as u64).sum();
         let acc: u64 = self.nic.acc.iter().map(|f| f.seg.len as u64).sum();
         let backlog: u64 = self
             .sq
@@ -49,10 +44,9 @@ impl Node {
     /// Payload bytes posted for transmission but not yet on the wire.
     pub fn tx_payload_in_flight(&self) -> u64 {
         let q = self.qdisc.iter().map(|f| f.seg.len as u64).sum::<u64>();
-        q + self.dma[1]
-            .queue
-            .iter()
-            .flat_map(|(v, _)| v.iter())
+        q + self
+            .dma
+            .pending(Chan::Tx)
             .map(|f| f.seg.len as u64)
             .sum::<u64>()
     }

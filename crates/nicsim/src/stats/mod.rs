@@ -67,7 +67,7 @@ impl Snapshot {
                     .map(|p| {
                         let (busy_ps, ctx_ps) = p.busy_until(at);
                         ProcSnap {
-                            name: p.name.to_string(),
+                            name: p.id.as_str().to_string(),
                             busy_ps,
                             ctx_ps,
                             irqs_nic: p.stats.irqs_nic,
@@ -78,14 +78,14 @@ impl Snapshot {
                     .collect(),
                 io_busy_ps: n.io.busy_ps,
                 io_transactions: n.io.transactions,
-                dma_bytes: n.stats.dma_bytes,
-                nb_collisions: n.nb.cpu.iter().map(|c| c.collisions).sum::<u64>()
-                    + n.nb.dma.collisions,
-                nb_penalty_ps: n.nb.cpu.iter().map(|c| c.penalty_ps).sum::<u64>()
-                    + n.nb.dma.penalty_ps,
-                nb_transactions: n.nb.cpu.iter().map(|c| c.transactions).sum::<f64>()
-                    + n.nb.dma.transactions,
-                nb_busy_ps: n.nb.busy_ps(),
+                dma_bytes: n.dma.bytes,
+                nb_collisions: n.mem.nb.cpu.iter().map(|c| c.collisions).sum::<u64>()
+                    + n.mem.nb.dma.collisions,
+                nb_penalty_ps: n.mem.nb.cpu.iter().map(|c| c.penalty_ps).sum::<u64>()
+                    + n.mem.nb.dma.penalty_ps,
+                nb_transactions: n.mem.nb.cpu.iter().map(|c| c.transactions).sum::<f64>()
+                    + n.mem.nb.dma.transactions,
+                nb_busy_ps: n.mem.nb.busy_ps(),
                 copy_bytes: n.stats.copy_bytes,
                 app_bytes_read: n.threads[crate::os::thread::COMM].bytes_read,
                 app_bytes_consumed: n.threads[crate::os::thread::LOAD].consumed,
