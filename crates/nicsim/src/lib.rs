@@ -24,7 +24,7 @@ pub mod system;
 pub mod units;
 pub mod workload;
 
-use config::{Config, WorkloadKind};
+use config::Config;
 use serde_json::{json, Value};
 
 /// Errors the caller can act on: a configuration the core cannot accept, or a run that broke
@@ -48,29 +48,17 @@ pub fn parse_config(json: &str) -> Result<Config, Error> {
         .map_err(|e| Error::Config(format!("configuration rejected by the core: {e}")))
 }
 
-/// Runs the workload a configuration names; returns its results as JSON.
+/// Runs the workload a configuration names; returns its results as JSON. A run that breaks
+/// an invariant keeps what it measured before the break beside the `error`.
 pub fn run(cfg: &Config) -> Result<Value, Error> {
-    let mut w = system::World::new(cfg).map_err(Error::Config)?;
-    let body = match cfg.workload.kind {
-        WorkloadKind::Netpipe => {
-            let (pts, err) = system::run_netpipe(&mut w);
-            match err {
-                // Points measured before the failure are returned beside the error.
-                Some(e) => json!({"points": report::netpipe_json(&w, &pts), "error": e}),
-                None => json!({"points": report::netpipe_json(&w, &pts)}),
-            }
-        }
-        WorkloadKind::Hpcbench => {
-            let r = system::run_hpcbench(&mut w).map_err(Error::Simulation)?;
-            json!({"hpcbench": report::hpcbench_json(&w, &r)})
-        }
-        WorkloadKind::PacketGen => {
-            let r = system::run_packet_gen(&mut w).map_err(Error::Simulation)?;
-            json!({"packet_gen": report::packet_gen_json(&w, &r)})
-        }
-    };
+    let mut wl = workload::build(cfg);
+    let mut w = system::World::new(cfg, wl.nodelay()).map_err(Error::Config)?;
+    let err = w.drive(wl.as_mut()).err();
+    let mut out = wl.report(&w);
+    if let Some(e) = err {
+        out["error"] = json!(e);
+    }
     let cons: Vec<Value> = (0..2).map(|s| json!(w.conservation(s))).collect();
-    let mut out = body;
     out["conservation"] = json!({"node0_to_node1": cons[0], "node1_to_node0": cons[1]});
     out["simulator"] = json!({
         "events": w.eng.executed(),

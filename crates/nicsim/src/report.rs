@@ -2,7 +2,7 @@
 
 use crate::hw::cpu::CATEGORIES;
 use crate::stats::Window;
-use crate::system::{GenResult, HpcResult, NetpipePoint, World};
+use crate::system::World;
 use serde_json::{json, Map, Value};
 
 const CAT_NAMES: [&str; 5] = ["copy", "tcpip", "driver", "os", "app"];
@@ -77,51 +77,4 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
         );
     }
     (Value::Object(procs), Value::Object(nodes))
-}
-
-pub fn netpipe_json(w: &World, points: &[NetpipePoint]) -> Value {
-    let pts: Vec<Value> = points
-        .iter()
-        .map(|p| {
-            let (procs, nodes) = window_json(w, &p.window);
-            json!({
-                "size_bytes": p.size_bytes,
-                "repetitions": p.repetitions,
-                "time_us": p.time_s * 1e6,
-                "latency_us": p.time_s * 1e6,
-                "throughput_mbps": p.size_bytes as f64 * 8.0 / p.time_s / 1e6,
-                "throughput_netpipe_mbps": p.size_bytes as f64 * 8.0 / p.time_s / 1048576.0,
-                "processors": procs,
-                "nodes": nodes,
-            })
-        })
-        .collect();
-    Value::Array(pts)
-}
-
-pub fn hpcbench_json(w: &World, r: &HpcResult) -> Value {
-    let (procs, nodes) = window_json(w, &r.window);
-    json!({
-        "message_bytes": r.message_bytes,
-        "window_s": r.window.seconds(),
-        "received_bytes": r.received_bytes,
-        "throughput_mbps": r.received_bytes as f64 * 8.0 / r.window.seconds() / 1e6,
-        "processors": procs,
-        "nodes": nodes,
-    })
-}
-
-pub fn packet_gen_json(w: &World, r: &GenResult) -> Value {
-    let (procs, nodes) = window_json(w, &r.window);
-    let secs = r.window.seconds().max(1e-12);
-    let n1 = &w.nodes[1];
-    json!({
-        "window_s": secs,
-        "offered_pps": r.offered_frames as f64 / secs,
-        "delivered_pps": r.delivered_frames as f64 / secs,
-        "ring_dropped_frames": n1.nic.stats.rx_dropped_ring,
-        "backlog_dropped_frames": n1.stats.backlog_dropped,
-        "processors": procs,
-        "nodes": nodes,
-    })
 }

@@ -66,9 +66,6 @@ pub struct Node {
     pub(crate) delivered: VecDeque<Frame>,
     /// The configuration, shared: stage costs and the kernel's and NIC's settings.
     pub(crate) cfg: Rc<Config>,
-    /// Messages waiting for the load thread (hpcbench), in bytes each.
-    pub load_queue: VecDeque<u64>,
-    pub load_queue_cap: u32,
     pub(crate) timers: TimerSet,
     pub(crate) last_thread: Vec<Option<usize>>,
     /// Threads whose operation finished, for the workload to act on.
@@ -192,8 +189,6 @@ impl Node {
             qdisc: VecDeque::new(),
             delivered: VecDeque::new(),
             cfg: Rc::clone(cfg),
-            load_queue: VecDeque::new(),
-            load_queue_cap: 1,
             timers: TimerSet::default(),
             last_thread: vec![None; procs.len()],
             done: VecDeque::new(),

@@ -1,6 +1,60 @@
-//! Workloads: the benchmarks that drive the hosts (NetPIPE, Hpcbench with its load thread)
-//! and the engine's reference queueing scenario.
+//! Workloads: the benchmarks that drive the hosts. Each is an event source in its own file
+//! behind one trait; the world's loop (`World::drive`) asks it when it next wants to act,
+//! hands it finished thread operations, and stops when it says so.
+//!
+//! Adding a workload touches three places: its file here (the `Workload` impl and its
+//! report), its parameters (`config.rs` and `params.py`), and its line in `build`.
 
 pub mod hpcbench;
 pub mod netpipe;
+pub mod packet_gen;
 pub mod queueing;
+
+use crate::config::{Config, WorkloadKind};
+use crate::system::World;
+use crate::units::Time;
+use serde_json::Value;
+
+/// When a workload next wants to act, relative to engine events at the same instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// Before any engine event at or after this time (a window boundary, a deadline).
+    Before(Time),
+    /// After every engine event up to and including this time (an arrival from outside).
+    After(Time),
+}
+
+/// What the world's loop does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    /// Stop handing over finished operations until the engine has stepped once more.
+    Yield,
+    Stop,
+}
+
+pub trait Workload {
+    /// TCP_NODELAY on the benchmark's socket.
+    fn nodelay(&self) -> bool;
+    /// Starts the first operations (time zero).
+    fn start(&mut self, w: &mut World) -> Result<(), String>;
+    /// The next time the workload wants to act, if any.
+    fn next_time(&self) -> Option<When>;
+    /// That time came.
+    fn on_time(&mut self, w: &mut World) -> Result<Flow, String>;
+    /// Thread `tid` of `node` finished its operation.
+    fn on_done(&mut self, w: &mut World, node: usize, tid: usize) -> Result<Flow, String>;
+    /// The engine ran out of events while the workload still waited.
+    fn stalled(&self, w: &World) -> String;
+    /// The results so far, as the JSON body of the run.
+    fn report(&self, w: &World) -> Value;
+}
+
+/// The workload a configuration names.
+pub fn build(cfg: &Config) -> Box<dyn Workload> {
+    match cfg.workload.kind {
+        WorkloadKind::Netpipe => Box::new(netpipe::NetPipe::new(cfg)),
+        WorkloadKind::Hpcbench => Box::new(hpcbench::Hpcbench::new(cfg)),
+        WorkloadKind::PacketGen => Box::new(packet_gen::PacketGen::new(cfg)),
+    }
+}

@@ -1,4 +1,15 @@
-//! NetPIPE 3.7's message schedule and repetition rule (host-path §7.2).
+//! NetPIPE 3.7 (host-path §7.2): its message schedule and repetition rule, and the benchmark
+//! itself as an event source: an unmeasured warm-up, then for each size (after a probe when
+//! sizes are given explicitly) `trials` timed runs of `reps` transfers, stream or ping-pong.
+
+use super::{Flow, When, Workload};
+use crate::config::{Config, Netpipe, NetpipeMode, TrialAggregate};
+use crate::os::thread::{Op, COMM};
+use crate::report::window_json;
+use crate::stats::{check_window, Snapshot, Window};
+use crate::system::World;
+use crate::units::{Duration, Time};
+use serde_json::{json, Value};
 
 /// Increments above this get ±perturbation points (NetPIPE's PERT_START).
 const PERT_START: u64 = 4;
@@ -47,6 +58,294 @@ pub fn repetitions(target_s: f64, prev_size: u64, inc: u64, t_last_s: f64, min_r
     let ratio = prev_size.max(1) as f64 / denom;
     let n = target_s / (ratio * t_last_s.max(1e-12));
     (n.floor() as u64).max(min_reps.max(1) as u64)
+}
+
+/// One measured NetPIPE point.
+#[derive(Clone, Debug)]
+pub struct NetpipePoint {
+    pub size_bytes: u64,
+    pub repetitions: u64,
+    pub time_s: f64,
+    pub window: Window,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    /// 100 ping-pongs of the start size set the first `t_last` (unmeasured).
+    Warmup,
+    /// One unmeasured transfer of an explicitly given size sets its repetitions.
+    Probe(Planned),
+    Measure(Planned),
+}
+
+/// `reps` transfers of `size` bytes in progress.
+#[derive(Clone, Copy, Debug)]
+struct Transfer {
+    mode: NetpipeMode,
+    size: u64,
+    reps: u64,
+    t0: Time,
+    sent: u64,
+    steps: [u64; 2],
+    /// A transfer that cannot finish (a connection that keeps timing out) stops the run.
+    give_up: Time,
+}
+
+pub struct NetPipe {
+    np: Netpipe,
+    plan: Vec<Planned>,
+    next: usize,
+    stage: Stage,
+    xfer: Transfer,
+    t_last_s: f64,
+    prev_bytes: u64,
+    reps: u64,
+    before: Option<Snapshot>,
+    times_s: Vec<f64>,
+    points: Vec<NetpipePoint>,
+}
+
+impl NetPipe {
+    pub fn new(cfg: &Config) -> Self {
+        let np = cfg.workload.netpipe.clone();
+        let plan = if np.sizes_bytes.is_empty() {
+            schedule(np.start_bytes, np.max_bytes, np.perturbation_bytes)
+        } else {
+            np.sizes_bytes
+                .iter()
+                .map(|&s| Planned {
+                    size_bytes: s,
+                    inc_bytes: 1,
+                })
+                .collect()
+        };
+        let xfer = Transfer {
+            mode: np.mode,
+            size: 1,
+            reps: 0,
+            t0: Time::ZERO,
+            sent: 0,
+            steps: [0; 2],
+            give_up: Time::ZERO,
+        };
+        NetPipe {
+            prev_bytes: np.start_bytes.max(1),
+            np,
+            plan,
+            next: 0,
+            stage: Stage::Warmup,
+            xfer,
+            t_last_s: 0.0,
+            reps: 0,
+            before: None,
+            times_s: Vec::new(),
+            points: Vec::new(),
+        }
+    }
+
+    fn target_s(&self) -> f64 {
+        Duration(self.np.target_ps.0).as_secs_f64()
+    }
+
+    /// Starts `reps` transfers of `size` bytes.
+    fn begin(&mut self, w: &mut World, mode: NetpipeMode, size: u64, reps: u64) {
+        let t0 = w.eng.now();
+        // A hundred times NetPIPE's own stop time.
+        let limit = Duration(self.np.stop_ps.0.saturating_mul(100));
+        let size = size.max(1);
+        self.xfer = Transfer {
+            mode,
+            size,
+            reps,
+            t0,
+            sent: 0,
+            steps: [0; 2],
+            give_up: t0 + limit,
+        };
+        w.start_op(0, COMM, Op::Send(size));
+        w.start_op(1, COMM, Op::Recv(size));
+    }
+
+    fn measure(&mut self, w: &mut World, p: Planned) {
+        self.before = Some(w.snapshot());
+        self.times_s.clear();
+        self.stage = Stage::Measure(p);
+        self.begin(w, self.np.mode, p.size_bytes, self.reps);
+    }
+
+    /// Moves on to the next size, or stops at the end of the schedule or at STOPTM.
+    fn next_point(&mut self, w: &mut World) -> Result<Flow, String> {
+        let Some(&p) = self.plan.get(self.next) else {
+            return Ok(Flow::Stop);
+        };
+        self.next += 1;
+        if self.t_last_s >= Duration(self.np.stop_ps.0).as_secs_f64() {
+            return Ok(Flow::Stop);
+        }
+        if self.np.sizes_bytes.is_empty() {
+            self.reps = repetitions(
+                self.target_s(),
+                self.prev_bytes,
+                p.inc_bytes,
+                self.t_last_s,
+                self.np.trials,
+            );
+            self.measure(w, p);
+        } else {
+            // Explicit sizes jump, so one unmeasured transfer of this size sets t_last.
+            self.stage = Stage::Probe(p);
+            self.begin(w, self.np.mode, p.size_bytes, 1);
+        }
+        Ok(Flow::Yield)
+    }
+
+    /// The transfers in progress finished, taking `t_s` each.
+    fn transfer_done(&mut self, w: &mut World, t_s: f64) -> Result<Flow, String> {
+        match self.stage {
+            Stage::Warmup => {
+                self.t_last_s = t_s;
+                self.next_point(w)
+            }
+            Stage::Probe(p) => {
+                self.reps = repetitions(self.target_s(), 1, 1, t_s, self.np.trials);
+                self.measure(w, p);
+                Ok(Flow::Yield)
+            }
+            Stage::Measure(p) => {
+                self.times_s.push(t_s);
+                if self.times_s.len() < self.np.trials.max(1) as usize {
+                    self.begin(w, self.np.mode, p.size_bytes, self.reps);
+                    return Ok(Flow::Yield);
+                }
+                let after = w.snapshot();
+                let t = match self.np.trial_aggregate {
+                    TrialAggregate::Min => {
+                        self.times_s.iter().cloned().fold(f64::INFINITY, f64::min)
+                    }
+                    TrialAggregate::Mean => {
+                        self.times_s.iter().sum::<f64>() / self.times_s.len() as f64
+                    }
+                };
+                self.t_last_s = t;
+                self.prev_bytes = p.size_bytes;
+                let before = self.before.take().expect("a measured point has a start");
+                self.points.push(NetpipePoint {
+                    size_bytes: p.size_bytes,
+                    repetitions: self.reps,
+                    time_s: t,
+                    window: Window::between(&before, &after),
+                });
+                check_window(w, &self.points.last().unwrap().window)?;
+                self.next_point(w)
+            }
+        }
+    }
+
+    fn tcp_states(w: &World) -> String {
+        let tcp: Vec<String> = w
+            .nodes
+            .iter()
+            .map(|n| format!("node{}: {}", n.id, n.tcp.describe()))
+            .collect();
+        tcp.join("; ")
+    }
+}
+
+impl Workload for NetPipe {
+    fn nodelay(&self) -> bool {
+        self.np.nodelay
+    }
+
+    fn start(&mut self, w: &mut World) -> Result<(), String> {
+        let start = self.np.start_bytes.max(1);
+        self.begin(w, NetpipeMode::Pingpong, start, 100);
+        Ok(())
+    }
+
+    fn next_time(&self) -> Option<When> {
+        Some(When::After(self.xfer.give_up))
+    }
+
+    fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
+        let x = &self.xfer;
+        Err(format!(
+            "a {}-byte transfer made no progress for {:.0} s simulated; {}",
+            x.size,
+            (x.give_up - x.t0).as_secs_f64(),
+            Self::tcp_states(w)
+        ))
+    }
+
+    fn on_done(&mut self, w: &mut World, node: usize, tid: usize) -> Result<Flow, String> {
+        if tid != COMM {
+            return Ok(Flow::Continue);
+        }
+        let x = &mut self.xfer;
+        x.steps[node] += 1;
+        let (size, reps) = (x.size, x.reps);
+        let elapsed_s = (w.eng.now() - x.t0).as_secs_f64();
+        match x.mode {
+            NetpipeMode::Stream => {
+                if node == 0 {
+                    x.sent += 1;
+                    if x.sent < reps {
+                        w.start_op(0, COMM, Op::Send(size));
+                    }
+                } else if x.steps[1] < reps {
+                    w.start_op(1, COMM, Op::Recv(size));
+                } else {
+                    return self.transfer_done(w, elapsed_s / reps as f64);
+                }
+            }
+            NetpipeMode::Pingpong => {
+                // node0: send, recv, send, recv …; node1: recv, send, recv, send …
+                let s = x.steps[node];
+                if node == 0 && s == 2 * reps {
+                    return self.transfer_done(w, elapsed_s / (2 * reps) as f64);
+                }
+                if node == 1 && s == 2 * reps {
+                    return Ok(Flow::Continue);
+                }
+                let send_next = (node == 0) == s.is_multiple_of(2);
+                let op = if send_next {
+                    Op::Send(size)
+                } else {
+                    Op::Recv(size)
+                };
+                w.start_op(node, COMM, op);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn stalled(&self, w: &World) -> String {
+        format!(
+            "simulation stalled: no events left during a {}-byte transfer (a deadlock in the model); {}",
+            self.xfer.size,
+            Self::tcp_states(w)
+        )
+    }
+
+    fn report(&self, w: &World) -> Value {
+        let pts: Vec<Value> = self
+            .points
+            .iter()
+            .map(|p| {
+                let (procs, nodes) = window_json(w, &p.window);
+                json!({
+                    "size_bytes": p.size_bytes,
+                    "repetitions": p.repetitions,
+                    "time_us": p.time_s * 1e6,
+                    "latency_us": p.time_s * 1e6,
+                    "throughput_mbps": p.size_bytes as f64 * 8.0 / p.time_s / 1e6,
+                    "throughput_netpipe_mbps": p.size_bytes as f64 * 8.0 / p.time_s / 1048576.0,
+                    "processors": procs,
+                    "nodes": nodes,
+                })
+            })
+            .collect();
+        json!({ "points": pts })
+    }
 }
 
 #[cfg(test)]

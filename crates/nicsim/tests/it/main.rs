@@ -311,16 +311,16 @@ mod partial_results {
         let mut c = base();
         c.workload.netpipe.mode = NetpipeMode::Pingpong;
         c.workload.netpipe.sizes_bytes = vec![1, 65536];
-        let mut w = nicsim::system::World::new(&c).unwrap();
+        let mut wl = nicsim::workload::build(&c);
+        let mut w = nicsim::system::World::new(&c, wl.nodelay()).unwrap();
         // Pretend the link carries only 1 Mbps: the 64 KiB point breaks the bound check.
         w.link_payload_bps = 1e6;
-        let (points, err) = nicsim::system::run_netpipe(&mut w);
+        let e = w.drive(wl.as_mut()).expect_err("the bound check fails");
+        assert!(e.contains("throughput bound broken"), "{e}");
+        let points = wl.report(&w)["points"].as_array().unwrap().len();
         assert_eq!(
-            points.len(),
-            2,
+            points, 2,
             "both points were measured; the second failed its check"
         );
-        let e = err.expect("the bound check fails");
-        assert!(e.contains("throughput bound broken"), "{e}");
     }
 }
