@@ -53,7 +53,7 @@ pub fn parse_config(json: &str) -> Result<Config, Error> {
 pub fn run(cfg: &Config) -> Result<Value, Error> {
     let mut wl = workload::build(cfg);
     let mut w = system::World::new(cfg, wl.nodelay()).map_err(Error::Config)?;
-    let err = w.drive(wl.as_mut()).err();
+    let err = workload::drive(&mut w, wl.as_mut()).err();
     let mut out = wl.report(&w);
     if let Some(e) = err {
         out["error"] = json!(e);

@@ -1,5 +1,5 @@
 //! The whole simulated system, wired in reading order: two nodes, a full-duplex link and the
-//! engine; `drive` runs a workload on it. The only place that turns events into model calls.
+//! engine; `workload::drive` runs a workload on it. The only place that turns events into model calls.
 
 use crate::config::Config;
 use crate::engine::Engine;
@@ -8,9 +8,8 @@ use crate::hw::link::Lane;
 use crate::hw::nic::Frame;
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::Op;
-use crate::stats::{Conservation, Snapshot};
+use crate::stats::{check_window, Conservation, Snapshot, Window};
 use crate::units::Time;
-use crate::workload::{Flow, When, Workload};
 use std::collections::VecDeque;
 
 pub struct World {
@@ -133,7 +132,18 @@ impl World {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot::take(self)
+        Snapshot::take_at(&self.nodes, self.eng.now())
+    }
+
+    /// Counters as of `at` (no earlier than the last executed event).
+    pub fn snapshot_at(&self, at: Time) -> Snapshot {
+        Snapshot::take_at(&self.nodes, at)
+    }
+
+    /// Conservation and the physical bounds, for a measured window.
+    pub fn check(&self, win: &Window) -> Result<(), String> {
+        let cons = [self.conservation(0), self.conservation(1)];
+        check_window(&cons, self.link_payload_bps, win)
     }
 
     /// A frame of `payload_bytes` from outside reaches `node`'s MAC now.
@@ -141,36 +151,6 @@ impl World {
         self.injected_bytes += payload_bytes;
         let (n, e, mut wire) = self.split(node);
         n.on_arrive(e, &mut wire, f);
-    }
-
-    /// Runs `wl` until it stops: its own times go before or after engine events as it asks,
-    /// and every finished thread operation is handed to it after the event that finished it.
-    pub fn drive(&mut self, wl: &mut dyn Workload) -> Result<(), String> {
-        wl.start(self)?;
-        loop {
-            let peek = self.eng.peek_time();
-            let due = match wl.next_time() {
-                Some(When::Before(t)) => peek.is_none_or(|p| p >= t),
-                Some(When::After(t)) => peek.is_none_or(|p| p > t),
-                None => false,
-            };
-            if due {
-                if wl.on_time(self)? == Flow::Stop {
-                    return Ok(());
-                }
-                continue;
-            }
-            if !self.step() {
-                return Err(wl.stalled(self));
-            }
-            while let Some((node, tid)) = self.take_done() {
-                match wl.on_done(self, node, tid)? {
-                    Flow::Continue => {}
-                    Flow::Yield => break,
-                    Flow::Stop => return Ok(()),
-                }
-            }
-        }
     }
 
     /// Payload bytes between the two TCPs in direction `src` → other, by where they are.

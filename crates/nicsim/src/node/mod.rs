@@ -8,6 +8,7 @@
 //!       → wake → context switch → read(): syscall, copy → application
 //! ```
 
+pub mod effect;
 pub mod events;
 
 use crate::config::{Category, Config, Costs, ProcName, StageCost};
@@ -20,30 +21,15 @@ use crate::hw::memory::{MemPath, MemoryHierarchy, MemoryModel};
 use crate::hw::nic::{Frame, Nic, NicParams};
 use crate::os::thread::Thread;
 use crate::placement::{processors, Receive, Roles};
-use crate::stack::socket::TimerSet;
 use crate::stack::softirq::Softirq;
-use crate::stack::tcp::{Segment, Tcp};
-use crate::stats::conservation::NodeStats;
+use crate::stack::tcp::Tcp;
+use crate::stack::timers::TimerSet;
+use crate::stats::counters::NodeStats;
 use crate::units::Time;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
 pub use events::{Ev, IrqKind, TimerKind};
-
-/// What happens when a job completes: the state change its work stands for.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Effect {
-    None,
-    Copied { bytes: u64, push: bool },
-    Read { bytes: u64 },
-    Xmit(Segment),
-    RxPacket(Frame),
-    Wake(usize),
-    Reclaim(u32),
-    PollEnd,
-    Timer(TimerKind),
-    ComputeDone,
-}
 
 /// One host. Its parts live in their own modules (hardware in `hw`, the kernel's network path
 /// in `stack`, threads, scheduling and interrupts in `os`, byte accounting in `stats`); the

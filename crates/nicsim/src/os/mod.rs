@@ -2,4 +2,5 @@
 
 pub mod irq;
 pub mod sched;
+pub mod syscall;
 pub mod thread;

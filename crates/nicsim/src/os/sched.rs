@@ -5,7 +5,8 @@ use super::thread::COMM;
 use super::thread::LOAD;
 use crate::engine::Engine;
 use crate::hw::cpu::{Ctx, Job, Notice, Then};
-use crate::node::{prepend, Effect, Ev, Node, Wire};
+use crate::node::effect::Effect;
+use crate::node::{prepend, Ev, Node, Wire};
 
 impl Node {
     /// Starts work on processor `p` if it is idle.

@@ -3,6 +3,8 @@
 //! placement.
 
 pub mod driver;
+pub mod net_rx;
 pub mod socket;
 pub mod softirq;
 pub mod tcp;
+pub mod timers;

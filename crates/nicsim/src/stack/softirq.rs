@@ -1,15 +1,11 @@
-//! The receive softirq (`net_rx_action`) on the protocol processor: one work item per step
-//! (dispatch, transmit, wake-up, timer, reclaim, one frame's poll, IP and TCP, poll end),
-//! within the NAPI budget.
+//! The state of the network softirq on the protocol processor: raised or running, its budget,
+//! and the work queued for it. What it does is in `net_rx`.
 
-use crate::engine::Engine;
-use crate::hw::cpu::{Job, Piece, Then};
 use crate::hw::nic::Frame;
-use crate::node::{job_of, Effect, Ev, Node, TimerKind, Wire};
-use crate::placement::{Acks, Receive};
+use crate::node::effect::Effect;
+use crate::node::events::TimerKind;
 use crate::stack::tcp::Segment;
 use std::collections::VecDeque;
-use std::rc::Rc;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Softirq {
@@ -24,126 +20,4 @@ pub(crate) struct Softirq {
     pub(crate) timers: VecDeque<TimerKind>,
     /// Frames handed over by ring accumulation or netif_rx, waiting for the protocol.
     pub(crate) backlog: VecDeque<Frame>,
-}
-
-impl Node {
-    /// The next step of the receive softirq on the protocol processor, or None when it ends.
-    pub(crate) fn softirq_job(&mut self) -> Option<Job> {
-        let cfg = Rc::clone(&self.cfg);
-        let c = &cfg.costs;
-        let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
-            s.sq.effect = Some(e);
-            Some(job_of(Then::Softirq, pieces))
-        };
-        if !self.sq.running {
-            self.sq.running = true;
-            self.sq.pending = false;
-            self.sq.budget_used = 0;
-            self.sq.poll_ending = false;
-            return mk(self, Effect::None, &[self.piece(&c.softirq_dispatch, 0, 1)]);
-        }
-        if let Some(seg) = self.sq.xmit.pop_front() {
-            return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg));
-        }
-        if let Some(tid) = self.sq.wake.pop_front() {
-            let to = self.threads[tid].proc;
-            let ipi = if to != self.roles.protocol {
-                self.notify_cost(to)
-            } else {
-                Piece::default()
-            };
-            return mk(
-                self,
-                Effect::Wake(tid),
-                &[self.piece(&c.rx_wake, 0, 1), ipi],
-            );
-        }
-        if let Some(k) = self.sq.timers.pop_front() {
-            return mk(self, Effect::Timer(k), &[self.piece(&c.timer, 0, 1)]);
-        }
-        if self.nic.tx_done > 0 {
-            let n = self.nic.tx_done;
-            self.nic.tx_done = 0;
-            return mk(
-                self,
-                Effect::Reclaim(n),
-                &[
-                    self.piece(&c.tx_complete, 0, n),
-                    self.piece(&c.skb_free, 0, n),
-                ],
-            );
-        }
-        if self.sq.budget_used >= self.cfg.napi.budget {
-            // Budget spent: defer the rest and let process context run (ksoftirqd-like).
-            self.sq.running = false;
-            self.sq.pending = true;
-            self.sq.yielded = true;
-            return None;
-        }
-        {
-            let frame = match self.roles.receive {
-                Receive::NapiPoll => self.nic.take_rx(),
-                Receive::NetifRx | Receive::RingAccumulate => self.sq.backlog.pop_front(),
-            };
-            if let Some(f) = frame {
-                self.sq.budget_used += 1;
-                let bytes = f.seg.len as u64;
-                let mut pieces = vec![
-                    self.piece(&c.rx_poll, bytes, 1),
-                    self.piece(&c.skb_alloc, 0, 1),
-                    self.piece(&c.rx_ip, bytes, 1),
-                    self.piece(&c.rx_tcp, bytes, 1),
-                ];
-                if !self.cfg.nic.csum_offload {
-                    pieces.push(self.piece(&c.csum, bytes, 1));
-                }
-                if self.cfg.rx.softirq_payload_copy && bytes > 0 && !f.raw {
-                    pieces.push(self.piece(&c.skb_copy, bytes, 1));
-                }
-                if f.raw {
-                    // Consumed at the top of the stack; nothing queues it for a reader.
-                    pieces.push(self.piece(&c.skb_free, 0, 1));
-                } else if f.seg.is_pure_ack() {
-                    pieces.push(self.piece(&c.tx_ack, 0, 1));
-                    pieces.push(self.piece(&c.skb_free, 0, 1));
-                }
-                return mk(self, Effect::RxPacket(f), &pieces);
-            }
-        }
-        // Nothing left: a NAPI poll ends by re-enabling device interrupts.
-        if self.roles.receive == Receive::NapiPoll && !self.sq.poll_ending {
-            self.sq.poll_ending = true;
-            return mk(self, Effect::PollEnd, &[self.piece(&c.rx_poll_end, 0, 1)]);
-        }
-        self.sq.running = false;
-        self.sq.poll_ending = false;
-        None
-    }
-
-    pub(crate) fn xmit_pieces(&self, seg: &Segment) -> Vec<Piece> {
-        let c = &self.cfg.costs;
-        let mut v = vec![self.piece(&c.tx_tcp, 0, 1), self.piece(&c.tx_ip, 0, 1)];
-        if !(self.roles.acks == Acks::NicLocal && seg.is_pure_ack()) {
-            v.push(self.piece(&c.tx_dev, 0, 1));
-        }
-        v
-    }
-
-    pub(crate) fn apply_softirq(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, e: Effect) {
-        match e {
-            Effect::None => {}
-            Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
-            Effect::Wake(tid) => self.wake(eng, wire, tid),
-            Effect::Timer(k) => self.fire_timer(eng, k),
-            Effect::Reclaim(n) => self.reclaim(eng, n),
-            Effect::RxPacket(f) => self.tcp_input(eng, f),
-            Effect::PollEnd => {
-                if self.nic.unmask() {
-                    self.raise_nic_irq(eng);
-                }
-            }
-            _ => unreachable!("thread effect in softirq"),
-        }
-        self.sync_timers(eng);
-    }
 }

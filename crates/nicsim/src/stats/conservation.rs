@@ -1,25 +1,10 @@
 //! Byte accounting: where a node's payload bytes are, for the conservation check.
 
 use crate::hw::dma::Chan;
-use crate::node::{Effect, Node};
+use crate::node::effect::Effect;
+use crate::node::Node;
 use crate::stack::tcp::Segment;
 use std::collections::VecDeque;
-
-#[derive(Clone, Debug, Default)]
-pub struct NodeStats {
-    /// Generator frames that reached the top of the receive path, and their bytes.
-    pub raw_delivered: u64,
-    pub raw_delivered_bytes: u64,
-    /// Frames `netif_rx` dropped because the backlog was full.
-    pub backlog_dropped: u64,
-    pub backlog_dropped_bytes: u64,
-    pub payload_tx_bytes: u64,
-    pub payload_rx_tcp_bytes: u64,
-    pub payload_consumed_on_nic: u64,
-    pub copy_bytes: u64,
-    pub wakeups: u64,
-    pub ipis_sent: u64,
-}
 
 impl Node {
     /// Payload bytes held anywhere inside this node's receive side (rings, DMA, backlog).

@@ -2,9 +2,10 @@
 //! monitor reports), and the conservation and bound checks every run must pass.
 
 pub mod conservation;
+pub mod counters;
 
 use crate::hw::cpu::CATEGORIES;
-use crate::system::World;
+use crate::node::Node;
 use crate::units::Time;
 
 #[derive(Clone, Debug, Default)]
@@ -51,14 +52,9 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    pub fn take(w: &World) -> Snapshot {
-        Snapshot::take_at(w, w.eng.now())
-    }
-
     /// Counters as of `at` (no earlier than the last executed event).
-    pub fn take_at(w: &World, at: Time) -> Snapshot {
-        let nodes = w
-            .nodes
+    pub fn take_at(nodes: &[Node], at: Time) -> Snapshot {
+        let nodes = nodes
             .iter()
             .map(|n| NodeSnap {
                 procs: n
@@ -207,10 +203,14 @@ impl Conservation {
 /// Floating-point slack for the bound checks.
 const UTIL_SLACK: f64 = 1e-9;
 
-/// Fails loudly when a window breaks conservation or a physical bound.
-pub fn check_window(w: &World, win: &Window) -> Result<(), String> {
-    for src in 0..2 {
-        let c = w.conservation(src);
+/// Fails loudly when a window breaks conservation (`cons[i]`: node i's outgoing direction)
+/// or a physical bound.
+pub fn check_window(
+    cons: &[Conservation; 2],
+    link_payload_bps: f64,
+    win: &Window,
+) -> Result<(), String> {
+    for (src, c) in cons.iter().enumerate() {
         if !c.holds() {
             return Err(format!(
                 "conservation broken node{src}→node{}: sent {} ≠ delivered {} + in flight {} + dropped {}",
@@ -228,8 +228,8 @@ pub fn check_window(w: &World, win: &Window) -> Result<(), String> {
     }
     for (i, n) in win.d.nodes.iter().enumerate() {
         let bps = n.app_bytes_read as f64 * 8.0 / secs;
-        if bps > w.link_payload_bps * 1.0001 && secs > 1e-3 {
-            return Err(format!("throughput bound broken: node{i} read {:.1} Mbps, above the link's payload rate {:.1} Mbps", bps / 1e6, w.link_payload_bps / 1e6));
+        if bps > link_payload_bps * 1.0001 && secs > 1e-3 {
+            return Err(format!("throughput bound broken: node{i} read {:.1} Mbps, above the link's payload rate {:.1} Mbps", bps / 1e6, link_payload_bps / 1e6));
         }
         for (j, p) in n.procs.iter().enumerate() {
             let u = win.utilisation(i, j);

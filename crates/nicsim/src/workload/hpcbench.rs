@@ -8,7 +8,7 @@ use super::{Flow, When, Workload};
 use crate::config::{Config, Hpcbench as Params};
 use crate::os::thread::{Op, COMM, LOAD};
 use crate::report::window_json;
-use crate::stats::{check_window, Snapshot, Window};
+use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::Time;
 use serde_json::{json, Value};
@@ -93,12 +93,12 @@ impl Workload for Hpcbench {
 
     fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
         let Some((b, c0)) = &self.before else {
-            self.before = Some((Snapshot::take_at(w, self.warm_end), Self::consumed(w)));
+            self.before = Some((w.snapshot_at(self.warm_end), Self::consumed(w)));
             return Ok(Flow::Continue);
         };
-        let window = Window::between(b, &Snapshot::take_at(w, self.end));
+        let window = Window::between(b, &w.snapshot_at(self.end));
         let received = Self::consumed(w) - c0;
-        check_window(w, &window)?;
+        w.check(&window)?;
         self.result = Some((window, received));
         Ok(Flow::Stop)
     }

@@ -1,5 +1,5 @@
 //! Workloads: the benchmarks that drive the hosts. Each is an event source in its own file
-//! behind one trait; the world's loop (`World::drive`) asks it when it next wants to act,
+//! behind one trait; the loop (`drive`) asks it when it next wants to act,
 //! hands it finished thread operations, and stops when it says so.
 //!
 //! Adding a workload touches three places: its file here (the `Workload` impl and its
@@ -56,5 +56,35 @@ pub fn build(cfg: &Config) -> Box<dyn Workload> {
         WorkloadKind::Netpipe => Box::new(netpipe::NetPipe::new(cfg)),
         WorkloadKind::Hpcbench => Box::new(hpcbench::Hpcbench::new(cfg)),
         WorkloadKind::PacketGen => Box::new(packet_gen::PacketGen::new(cfg)),
+    }
+}
+
+/// Runs `wl` until it stops: its own times go before or after engine events as it asks,
+/// and every finished thread operation is handed to it after the event that finished it.
+pub fn drive(w: &mut World, wl: &mut dyn Workload) -> Result<(), String> {
+    wl.start(w)?;
+    loop {
+        let peek = w.eng.peek_time();
+        let due = match wl.next_time() {
+            Some(When::Before(t)) => peek.is_none_or(|p| p >= t),
+            Some(When::After(t)) => peek.is_none_or(|p| p > t),
+            None => false,
+        };
+        if due {
+            if wl.on_time(w)? == Flow::Stop {
+                return Ok(());
+            }
+            continue;
+        }
+        if !w.step() {
+            return Err(wl.stalled(w));
+        }
+        while let Some((node, tid)) = w.take_done() {
+            match wl.on_done(w, node, tid)? {
+                Flow::Continue => {}
+                Flow::Yield => break,
+                Flow::Stop => return Ok(()),
+            }
+        }
     }
 }

@@ -6,7 +6,7 @@ use super::{Flow, When, Workload};
 use crate::config::{Config, Netpipe, NetpipeMode, TrialAggregate};
 use crate::os::thread::{Op, COMM};
 use crate::report::window_json;
-use crate::stats::{check_window, Snapshot, Window};
+use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::{Duration, Time};
 use serde_json::{json, Value};
@@ -235,7 +235,7 @@ impl NetPipe {
                     time_s: t,
                     window: Window::between(&before, &after),
                 });
-                check_window(w, &self.points.last().unwrap().window)?;
+                w.check(&self.points.last().unwrap().window)?;
                 self.next_point(w)
             }
         }

@@ -9,7 +9,7 @@ use crate::hw::nic::Frame;
 use crate::node::Ev;
 use crate::report::window_json;
 use crate::stack::tcp::Segment;
-use crate::stats::{check_window, Snapshot, Window};
+use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::Time;
 use serde_json::{json, Value};
@@ -112,7 +112,7 @@ impl Workload for PacketGen {
         if self.next < self.end {
             if self.before.is_none() && self.next >= self.warm_end {
                 let delivered = w.nodes[1].stats.raw_delivered;
-                self.before = Some((Snapshot::take_at(w, self.warm_end), delivered));
+                self.before = Some((w.snapshot_at(self.warm_end), delivered));
                 self.offered.1 = self.offered.0;
             }
             // The arrival advances the clock through the engine, so the event count is honest.
@@ -124,8 +124,8 @@ impl Workload for PacketGen {
         let Some((b, d0)) = &self.before else {
             return Err("packet_gen: the run ended before its warm-up finished".into());
         };
-        let window = Window::between(b, &Snapshot::take_at(w, self.end));
-        check_window(w, &window)?;
+        let window = Window::between(b, &w.snapshot_at(self.end));
+        w.check(&window)?;
         let delivered = w.nodes[1].stats.raw_delivered - d0;
         self.result = Some((window, delivered));
         Ok(Flow::Stop)

@@ -315,7 +315,7 @@ mod partial_results {
         let mut w = nicsim::system::World::new(&c, wl.nodelay()).unwrap();
         // Pretend the link carries only 1 Mbps: the 64 KiB point breaks the bound check.
         w.link_payload_bps = 1e6;
-        let e = w.drive(wl.as_mut()).expect_err("the bound check fails");
+        let e = nicsim::workload::drive(&mut w, wl.as_mut()).expect_err("the bound check fails");
         assert!(e.contains("throughput bound broken"), "{e}");
         let points = wl.report(&w)["points"].as_array().unwrap().len();
         assert_eq!(

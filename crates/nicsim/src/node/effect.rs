@@ -1,0 +1,20 @@
+//! What a job stands for: the state change the node applies when the job's work is done.
+
+use crate::hw::nic::Frame;
+use crate::node::events::TimerKind;
+use crate::stack::tcp::Segment;
+
+/// What happens when a job completes: the state change its work stands for.
+#[derive(Clone, Copy, Debug)]
+pub enum Effect {
+    None,
+    Copied { bytes: u64, push: bool },
+    Read { bytes: u64 },
+    Xmit(Segment),
+    RxPacket(Frame),
+    Wake(usize),
+    Reclaim(u32),
+    PollEnd,
+    Timer(TimerKind),
+    ComputeDone,
+}

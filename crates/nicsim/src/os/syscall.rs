@@ -1,0 +1,234 @@
+//! System calls and thread steps: what a thread's operation costs, one job at a time (the
+//! send and receive calls with their copies, application work), and what it changes when done.
+
+use super::thread::{Op, Wait};
+use crate::config::{Category, TxOutput};
+use crate::engine::Engine;
+use crate::hw::cpu::{Job, Notice, Piece, Then};
+use crate::node::effect::Effect;
+use crate::node::{job_of, Ev, Node, Wire};
+use std::rc::Rc;
+
+impl Node {
+    /// Gives thread `tid` an operation and makes it runnable.
+    pub fn start_op(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize, op: Op) {
+        self.assign(tid, op);
+        let p = self.threads[tid].proc;
+        self.kick(eng, wire, p);
+    }
+
+    pub(crate) fn assign(&mut self, tid: usize, op: Op) {
+        let t = &mut self.threads[tid];
+        debug_assert!(t.op.is_none(), "thread already busy");
+        t.op = Some(op);
+        t.left = match op {
+            Op::Send(n) | Op::Recv(n) => n,
+            Op::Compute { .. } => 1,
+        };
+        t.in_call = false;
+        t.runnable = true;
+    }
+
+    /// Hands thread `tid` an operation from a thread on processor `from` (the Hpcbench queue
+    /// between the receiving and the load thread). Across processors the sleeper is woken with
+    /// a reschedule IPI and pays the context switch; on one processor it is a plain wake-up.
+    pub fn hand_off(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        from: usize,
+        tid: usize,
+        op: Op,
+    ) {
+        self.assign(tid, op);
+        self.threads[tid].woken = true;
+        let to = self.threads[tid].proc;
+        if to != from {
+            // The handing thread pays the IPI's send on its own processor (§5.8).
+            let send = job_of(Then::Nothing, &[self.notify_cost(to)]);
+            self.procs[from].owed.push_back(send);
+            self.kick(eng, wire, from);
+            self.notify(eng, to, Notice::Reschedule);
+        } else {
+            self.kick(eng, wire, to);
+        }
+    }
+
+    pub fn thread_proc(&self, tid: usize) -> usize {
+        self.threads[tid].proc
+    }
+
+    pub fn thread_idle(&self, tid: usize) -> bool {
+        self.threads[tid].op.is_none()
+    }
+
+    /// The next job of thread `tid`: pending output first, then its operation one step on.
+    pub(crate) fn thread_job(&mut self, tid: usize) -> Option<Job> {
+        let cfg = Rc::clone(&self.cfg);
+        let c = &cfg.costs;
+        let op = self.threads[tid].op?;
+        let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
+            s.threads[tid].effect = e;
+            Some(job_of(Then::Thread(tid), pieces))
+        };
+        if let Some(seg) = self.threads[tid].xmit.pop_front() {
+            return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg));
+        }
+        // A send or receive enters the kernel once per call.
+        let syscall = match op {
+            Op::Send(_) => Some(c.tx_syscall),
+            Op::Recv(_) => Some(c.rx_syscall),
+            Op::Compute { .. } => None,
+        };
+        if let Some(sc) = syscall {
+            if !self.threads[tid].in_call {
+                self.threads[tid].in_call = true;
+                return mk(self, Effect::None, &[self.piece(&sc, 0, 1)]);
+            }
+        }
+        let left = self.threads[tid].left;
+        if left == 0 {
+            return self.op_finished(tid);
+        }
+        match op {
+            Op::Send(_) => {
+                let space = self.tcp.send_space();
+                if space == 0 {
+                    self.block(tid, Wait::Space);
+                    return None;
+                }
+                let n = left.min(space);
+                let bell = self.toe_doorbell(tid);
+                // Without checksum offload, csum_partial_copy folds the sum into this copy.
+                let fold = if self.cfg.nic.csum_offload {
+                    Piece::default()
+                } else {
+                    self.piece(&c.tx_csum_fold, n, 1)
+                };
+                mk(
+                    self,
+                    Effect::Copied {
+                        bytes: n,
+                        push: n == left,
+                    },
+                    &[
+                        self.piece(&c.tx_copy, n, 1),
+                        fold,
+                        self.piece(&c.skb_alloc, 0, 1),
+                        bell,
+                    ],
+                )
+            }
+            Op::Recv(_) => {
+                let avail = self.tcp.readable().min(left);
+                if avail == 0 {
+                    self.block(tid, Wait::Data);
+                    return None;
+                }
+                let skbs = avail.div_ceil(self.tcp.mss as u64) as u32;
+                let bell = self.toe_doorbell(tid);
+                mk(
+                    self,
+                    Effect::Read { bytes: avail },
+                    &[
+                        self.piece(&c.rx_copy, avail, skbs),
+                        self.piece(&c.skb_free, 0, skbs),
+                        bell,
+                    ],
+                )
+            }
+            Op::Compute { cycles, refs } => {
+                let p = Piece {
+                    cat: Some(Category::App),
+                    cycles,
+                    refs,
+                    ..Default::default()
+                };
+                mk(
+                    self,
+                    Effect::ComputeDone,
+                    &[self.piece(&c.app_message, 0, 1), p],
+                )
+            }
+        }
+    }
+
+    /// With a TOE (`tx_output = protocol`) each send or read call rings the NIC processor's
+    /// doorbell, so the output work runs there; Linux sends from the calling thread.
+    pub(crate) fn toe_doorbell(&self, tid: usize) -> Piece {
+        let to = self.roles.protocol;
+        if self.roles.tx_output == TxOutput::Protocol && self.threads[tid].proc != to {
+            self.notify_cost(to)
+        } else {
+            Piece::default()
+        }
+    }
+
+    pub(crate) fn block(&mut self, tid: usize, w: Wait) {
+        let t = &mut self.threads[tid];
+        t.blocked = Some(w);
+        t.runnable = false;
+    }
+
+    pub(crate) fn op_finished(&mut self, tid: usize) -> Option<Job> {
+        let t = &mut self.threads[tid];
+        t.op = None;
+        t.in_call = false;
+        t.runnable = false;
+        self.done.push_back(tid);
+        None
+    }
+
+    pub(crate) fn apply_thread(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        tid: usize,
+        e: Effect,
+    ) {
+        let now = eng.now();
+        match e {
+            Effect::None => {}
+            Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
+            Effect::Copied { bytes, push } => {
+                self.stats.copy_bytes += bytes;
+                self.tcp.write(bytes, push);
+                self.threads[tid].left -= bytes;
+                let segs = self.tcp.output(now);
+                self.output_from_thread(eng, wire, tid, segs);
+            }
+            Effect::Read { bytes } => {
+                self.stats.copy_bytes += bytes;
+                let (n, _, ack) = self.tcp.read(bytes);
+                let t = &mut self.threads[tid];
+                t.left -= n;
+                t.bytes_read += n;
+                if ack {
+                    let a = self.tcp.make_ack();
+                    self.output_from_thread(eng, wire, tid, vec![a]);
+                }
+                // read() returns once the queue is drained; the next read is a new call.
+                if self.tcp.readable() == 0 {
+                    self.threads[tid].in_call = false;
+                }
+            }
+            Effect::ComputeDone => self.threads[tid].left = 0,
+            _ => unreachable!("softirq effect in thread"),
+        }
+        self.sync_timers(eng);
+    }
+
+    /// Makes a sleeping thread runnable, with a reschedule IPI if it sleeps elsewhere.
+    pub(crate) fn wake(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize) {
+        self.stats.wakeups += 1;
+        let t = &mut self.threads[tid];
+        t.runnable = true;
+        t.woken = true;
+        let p = t.proc;
+        if p != self.roles.protocol {
+            self.notify(eng, p, Notice::Reschedule);
+        } else {
+            self.kick(eng, wire, p);
+        }
+    }
+}

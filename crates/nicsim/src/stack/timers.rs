@@ -1,0 +1,50 @@
+//! The TCP timers as engine events: which deadlines are already scheduled.
+
+use crate::node::events::TimerKind;
+use crate::units::Time;
+
+/// Which TCP deadlines already have an engine event, so each is scheduled once. Sans-IO: it
+/// takes the deadlines the TCP wants and returns the events to schedule.
+#[derive(Clone, Debug, Default)]
+pub struct TimerSet {
+    scheduled: [Option<Time>; 3],
+}
+
+impl TimerSet {
+    const KINDS: [TimerKind; 3] = [TimerKind::Delack, TimerKind::Rto, TimerKind::Persist];
+
+    /// Of `wanted` (delayed ACK, retransmission, persist), the deadlines not yet scheduled.
+    pub fn to_schedule(&mut self, wanted: [Option<Time>; 3]) -> Vec<(TimerKind, Time)> {
+        let mut out = Vec::new();
+        for (i, w) in wanted.into_iter().enumerate() {
+            if let Some(t) = w {
+                if self.scheduled[i] != Some(t) {
+                    self.scheduled[i] = Some(t);
+                    out.push((Self::KINDS[i], t));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_deadline_is_scheduled_once_and_a_moved_one_again() {
+        let mut s = TimerSet::default();
+        let rto = Some(Time(5));
+        assert_eq!(
+            s.to_schedule([None, rto, None]),
+            vec![(TimerKind::Rto, Time(5))]
+        );
+        assert!(s.to_schedule([None, rto, None]).is_empty());
+        let both = s.to_schedule([Some(Time(2)), Some(Time(9)), None]);
+        assert_eq!(
+            both,
+            vec![(TimerKind::Delack, Time(2)), (TimerKind::Rto, Time(9))]
+        );
+    }
+}
