@@ -5,9 +5,9 @@ use crate::config::Config;
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
 use crate::hw::link::Lane;
-use crate::hw::nic::Frame;
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::Op;
+use crate::stack::Frame;
 use crate::stats::{check_window, Conservation, Snapshot, Window};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -157,7 +157,10 @@ impl World {
     pub fn conservation(&self, src: usize) -> Conservation {
         let a = &self.nodes[src];
         let b = &self.nodes[1 - src];
-        let on_wire: u64 = self.wires[src].iter().map(|(_, f)| f.seg.len as u64).sum();
+        let on_wire: u64 = self.wires[src]
+            .iter()
+            .map(|(_, f)| f.hdr.payload_bytes)
+            .sum();
         let injected = if src == 0 { self.injected_bytes } else { 0 };
         Conservation {
             sent_bytes: a.stats.payload_tx_bytes - a.tx_payload_in_flight() + injected,

@@ -1,19 +1,19 @@
 //! The NIC: MAC acceptance against posted receive buffers, receive and transmit rings,
 //! interrupt coalescing and NAPI masking, and the offload NIC's ring accumulation in its
-//! on-board memory (host-path §4.7, §5.5.4). DMA timing lives with the buses in `system.rs`;
-//! this file holds the decisions.
+//! on-board memory (host-path §4.7, §5.5.4). DMA timing lives in `dma.rs`; this file holds
+//! the decisions. It reads frame headers only; `P` is the payload it never inspects.
 
-use crate::stack::tcp::Segment;
+use crate::hw::frame::Frame;
 use crate::units::{Duration, Time};
 use std::collections::VecDeque;
 
-#[derive(Clone, Copy, Debug)]
-pub struct Frame {
-    pub seg: Segment,
-    /// IP datagram bytes (payload + IP and TCP headers).
-    pub ip_bytes: u64,
-    /// A generator's frame (host-path §7.9): it climbs the receive path without TCP.
-    pub raw: bool,
+/// What ring accumulation did with a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Held {
+    /// Not taken: the ring cannot hold it; flush, then offer the frame again.
+    RingFull,
+    /// Taken; flush now for this cause, or wait for more.
+    Taken(Option<FlushCause>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,12 +52,12 @@ pub struct NicParams {
 }
 
 #[derive(Clone, Debug)]
-pub struct Nic {
+pub struct Nic<P> {
     pub p: NicParams,
     /// Receive buffers posted by the driver and not yet filled.
     pub rx_posted: u32,
     /// Frames DMA'd into the host ring, waiting for the driver.
-    pub rx_ready: VecDeque<Frame>,
+    pub rx_ready: VecDeque<Frame<P>>,
     /// Transmit descriptors in use (posted, not yet reclaimed).
     pub tx_used: u32,
     /// Transmitted frames whose buffers the driver has not reclaimed yet.
@@ -70,7 +70,7 @@ pub struct Nic {
     /// Coalescing timer deadline, if armed.
     pub coalesce_deadline: Option<Time>,
     /// Ring accumulation (offload/hybrid): frames held in NIC memory.
-    pub acc: Vec<Frame>,
+    pub acc: Vec<Frame<P>>,
     acc_bytes: u64,
     pub idle_deadline: Option<Time>,
     pub stats: NicStats,
@@ -84,7 +84,7 @@ pub enum IrqDecision {
     None,
 }
 
-impl Nic {
+impl<P> Nic<P> {
     pub fn new(p: NicParams) -> Self {
         Nic {
             rx_posted: p.rx_ring_entries,
@@ -105,12 +105,12 @@ impl Nic {
 
     /// MAC: a frame arrived. A frame goes to host memory only if a free receive buffer
     /// exists; otherwise it is dropped and counted (NAPI drops when the ring is full).
-    pub fn accept_rx(&mut self, f: &Frame) -> bool {
+    pub fn accept_rx(&mut self, f: &Frame<P>) -> bool {
         self.stats.rx_frames += 1;
-        self.stats.rx_bytes += f.ip_bytes;
+        self.stats.rx_bytes += f.hdr.ip_bytes;
         if self.rx_posted == 0 {
             self.stats.rx_dropped_ring += 1;
-            self.stats.rx_dropped_ring_bytes += f.seg.len as u64;
+            self.stats.rx_dropped_ring_bytes += f.hdr.payload_bytes;
             return false;
         }
         self.rx_posted -= 1;
@@ -135,7 +135,7 @@ impl Nic {
     }
 
     /// A received frame is in the host ring.
-    pub fn rx_dma_done(&mut self, now: Time, f: Frame) -> IrqDecision {
+    pub fn rx_dma_done(&mut self, now: Time, f: Frame<P>) -> IrqDecision {
         self.rx_ready.push_back(f);
         let occ = self.p.rx_ring_entries - self.rx_posted;
         self.stats.max_rx_ring_occupancy = self.stats.max_rx_ring_occupancy.max(occ);
@@ -193,40 +193,35 @@ impl Nic {
     }
 
     /// The driver took a frame from the ring and posted a fresh buffer.
-    pub fn take_rx(&mut self) -> Option<Frame> {
+    pub fn take_rx(&mut self) -> Option<Frame<P>> {
         let f = self.rx_ready.pop_front()?;
         self.rx_posted += 1;
         Some(f)
     }
 
-    /// Ring accumulation: hold a frame in NIC memory; returns a flush cause if one fires.
+    /// Ring accumulation: hold a frame in NIC memory and say whether a flush is due.
     /// Flush rule (host-path Q10): the ring is full, or the frame carries PUSH.
-    pub fn accumulate(&mut self, f: Frame, flush_on_push: bool) -> Option<FlushCause> {
-        self.stats.rx_frames += 1;
-        self.stats.rx_bytes += f.ip_bytes;
-        let slot = f.ip_bytes + crate::hw::link::FRAMING_BYTES - 20 + self.p.ring_slot_overhead;
-        let full_after = self.acc_bytes + slot > self.p.ring_bytes;
-        let cause = if full_after && !self.acc.is_empty() {
-            Some(FlushCause::Full)
-        } else {
-            None
-        };
-        if cause.is_some() {
-            return cause; // caller flushes, then offers the frame again
+    pub fn accumulate(&mut self, f: Frame<P>, flush_on_push: bool) -> Held {
+        let slot = f.hdr.ip_bytes + crate::hw::link::FRAMING_BYTES - 20 + self.p.ring_slot_overhead;
+        if self.acc_bytes + slot > self.p.ring_bytes && !self.acc.is_empty() {
+            return Held::RingFull;
         }
+        self.stats.rx_frames += 1;
+        self.stats.rx_bytes += f.hdr.ip_bytes;
         self.acc_bytes += slot;
+        let push = f.hdr.push;
         self.acc.push(f);
-        if self.acc_bytes + slot > self.p.ring_bytes {
+        Held::Taken(if self.acc_bytes + slot > self.p.ring_bytes {
             Some(FlushCause::Full)
-        } else if flush_on_push && f.seg.push {
+        } else if flush_on_push && push {
             Some(FlushCause::Push)
         } else {
             None
-        }
+        })
     }
 
     /// Empties the accumulation ring for one burst DMA.
-    pub fn flush(&mut self, cause: FlushCause) -> Vec<Frame> {
+    pub fn flush(&mut self, cause: FlushCause) -> Vec<Frame<P>> {
         match cause {
             FlushCause::Full => self.stats.flush_full += 1,
             FlushCause::Idle => self.stats.flush_idle += 1,
@@ -256,17 +251,18 @@ mod tests {
         }
     }
 
-    fn frame(len: u32, push: bool) -> Frame {
+    use crate::hw::frame::FrameHeader;
+
+    fn frame(len: u32, push: bool) -> Frame<()> {
         Frame {
-            seg: Segment {
-                seq: 0,
-                len,
-                ack: 0,
-                win: 0,
+            hdr: FrameHeader {
+                flow: 0,
+                ip_bytes: len as u64 + 52,
+                payload_bytes: len as u64,
                 push,
+                pure_ack: false,
             },
-            ip_bytes: len as u64 + 52,
-            raw: false,
+            payload: (),
         }
     }
 
@@ -328,7 +324,7 @@ mod tests {
         let mut n = 0;
         let cause = loop {
             n += 1;
-            if let Some(c) = nic.accumulate(frame(8948, false), true) {
+            if let Held::Taken(Some(c)) = nic.accumulate(frame(8948, false), true) {
                 break c;
             }
         };
@@ -336,7 +332,16 @@ mod tests {
         assert_eq!(nic.flush(cause).len(), 14);
         assert_eq!(
             nic.accumulate(frame(10, true), true),
-            Some(FlushCause::Push)
+            Held::Taken(Some(FlushCause::Push))
         );
+        // Beside the small frame, 14 large ones fit; the 15th is refused and nothing is lost.
+        for _ in 0..14 {
+            assert!(matches!(
+                nic.accumulate(frame(8948, false), false),
+                Held::Taken(_)
+            ));
+        }
+        assert_eq!(nic.accumulate(frame(8948, false), false), Held::RingFull);
+        assert_eq!(nic.acc.len(), 15);
     }
 }

@@ -1,8 +1,8 @@
 //! What a job stands for: the state change the node applies when the job's work is done.
 
-use crate::hw::nic::Frame;
 use crate::node::events::TimerKind;
 use crate::stack::tcp::Segment;
+use crate::stack::Frame;
 
 /// What happens when a job completes: the state change its work stands for.
 #[derive(Clone, Copy, Debug)]

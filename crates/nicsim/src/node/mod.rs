@@ -18,12 +18,13 @@ use crate::hw::cpu::{Job, Piece, Processor, Then};
 use crate::hw::dma::DmaEngine;
 use crate::hw::link::Lane;
 use crate::hw::memory::{MemPath, MemoryHierarchy, MemoryModel};
-use crate::hw::nic::{Frame, Nic, NicParams};
+use crate::hw::nic::{Nic, NicParams};
 use crate::os::thread::Thread;
 use crate::placement::{processors, Receive, Roles};
 use crate::stack::softirq::Softirq;
 use crate::stack::tcp::Tcp;
 use crate::stack::timers::TimerSet;
+use crate::stack::{Frame, Payload};
 use crate::stats::counters::NodeStats;
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -41,7 +42,7 @@ pub struct Node {
     pub mem: MemoryHierarchy,
     pub io: IoBus,
     pub apic: Apic,
-    pub nic: Nic,
+    pub nic: Nic<Payload>,
     pub(crate) dma: DmaEngine<Frame>,
     pub tcp: Tcp,
     pub threads: Vec<Thread>,

@@ -3,20 +3,17 @@
 
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
-use crate::hw::nic::{FlushCause, Frame, IrqDecision};
+use crate::hw::nic::{FlushCause, Held, IrqDecision};
 use crate::node::{Ev, IrqKind, Node, Wire};
 use crate::placement::{Acks, Receive};
 use crate::stack::tcp::Segment;
+use crate::stack::Frame;
 use crate::units::Time;
 
 impl Node {
     /// The driver posted a segment for transmission (or the NIC processor built an ACK).
     pub(crate) fn nic_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, seg: Segment) {
-        let f = Frame {
-            seg,
-            ip_bytes: seg.len as u64 + self.header_bytes(),
-            raw: false,
-        };
+        let f = Frame::tcp(seg, self.header_bytes());
         self.stats.payload_tx_bytes += seg.len as u64;
         if self.roles.acks == Acks::NicLocal && seg.is_pure_ack() {
             // Built in NIC memory and handed to the MAC: no descriptor, no DMA.
@@ -33,7 +30,7 @@ impl Node {
 
     pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
         self.nic.tx_used += 1;
-        let bytes = f.ip_bytes + 14 + self.cfg.nic.descriptor_bytes;
+        let bytes = f.hdr.ip_bytes + 14 + self.cfg.nic.descriptor_bytes;
         self.dma.request(Chan::Tx, vec![f], bytes);
         self.dma_next(eng, Chan::Tx);
     }
@@ -50,7 +47,7 @@ impl Node {
     }
 
     pub(crate) fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
-        let arrive = wire.lane.transmit(eng.now(), f.ip_bytes);
+        let arrive = wire.lane.transmit(eng.now(), f.hdr.ip_bytes);
         wire.frames.push_back((arrive, f));
         eng.at(arrive, Ev::Arrive { node: 1 - self.id });
     }
@@ -140,7 +137,7 @@ impl Node {
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
                 if self.nic.accept_rx(&f) {
-                    let bytes = f.ip_bytes
+                    let bytes = f.hdr.ip_bytes
                         + 14
                         + self.cfg.nic.descriptor_bytes
                         + self.cfg.nic.status_block_bytes;
@@ -149,7 +146,7 @@ impl Node {
                 }
             }
             Receive::RingAccumulate => {
-                if self.roles.acks == Acks::NicLocal && f.seg.is_pure_ack() {
+                if self.roles.acks == Acks::NicLocal && f.hdr.pure_ack {
                     // The NIC recognises a pure ACK and hands it to its own processor.
                     self.nic.stats.acks_consumed_on_nic += 1;
                     self.nic.stats.rx_frames += 1;
@@ -159,17 +156,15 @@ impl Node {
                     self.kick(eng, wire, p);
                     return;
                 }
-                let mut cause = self.nic.accumulate(f, self.cfg.nic.ring_flush_on_push);
-                if cause == Some(FlushCause::Full)
-                    && !self
-                        .nic
-                        .acc
-                        .iter()
-                        .any(|x| x.seg.seq == f.seg.seq && x.seg.len == f.seg.len)
-                {
+                let push = self.cfg.nic.ring_flush_on_push;
+                let mut held = self.nic.accumulate(f, push);
+                if held == Held::RingFull {
                     self.flush(eng, FlushCause::Full);
-                    cause = self.nic.accumulate(f, self.cfg.nic.ring_flush_on_push);
+                    held = self.nic.accumulate(f, push);
                 }
+                let Held::Taken(cause) = held else {
+                    unreachable!("an empty ring takes any frame")
+                };
                 match cause {
                     Some(c) => self.flush(eng, c),
                     None => {
@@ -201,7 +196,7 @@ impl Node {
         }
         let bytes: u64 = frames
             .iter()
-            .map(|f| f.ip_bytes + 14 + self.cfg.nic.descriptor_bytes)
+            .map(|f| f.hdr.ip_bytes + 14 + self.cfg.nic.descriptor_bytes)
             .sum::<u64>()
             + self.cfg.nic.status_block_bytes;
         self.dma.request(Chan::Rx, frames, bytes);

@@ -8,3 +8,54 @@ pub mod socket;
 pub mod softirq;
 pub mod tcp;
 pub mod timers;
+
+use crate::hw::frame::FrameHeader;
+use tcp::Segment;
+
+/// What a frame carries above the hardware.
+#[derive(Clone, Copy, Debug)]
+pub enum Payload {
+    Tcp(Segment),
+    /// A generator's frame (host-path §7.9): it climbs the receive path without a transport.
+    Raw,
+}
+
+/// A frame as the stack sees it.
+pub type Frame = crate::hw::frame::Frame<Payload>;
+
+/// The one TCP connection's flow id (more connections get their own).
+pub const FLOW: u32 = 1;
+
+impl Frame {
+    /// A TCP segment behind `header_bytes` of IP and TCP headers.
+    pub fn tcp(seg: Segment, header_bytes: u64) -> Frame {
+        Frame {
+            hdr: FrameHeader {
+                flow: FLOW,
+                ip_bytes: seg.len as u64 + header_bytes,
+                payload_bytes: seg.len as u64,
+                push: seg.push,
+                pure_ack: seg.is_pure_ack(),
+            },
+            payload: Payload::Tcp(seg),
+        }
+    }
+
+    /// A frame without a transport: `ip_bytes` of datagram, `payload_bytes` of it payload.
+    pub fn raw(ip_bytes: u64, payload_bytes: u64) -> Frame {
+        Frame {
+            hdr: FrameHeader {
+                flow: 0,
+                ip_bytes,
+                payload_bytes,
+                push: false,
+                pure_ack: false,
+            },
+            payload: Payload::Raw,
+        }
+    }
+
+    pub fn is_raw(&self) -> bool {
+        matches!(self.payload, Payload::Raw)
+    }
+}

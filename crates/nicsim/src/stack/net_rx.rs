@@ -71,7 +71,7 @@ impl Node {
             };
             if let Some(f) = frame {
                 self.sq.budget_used += 1;
-                let bytes = f.seg.len as u64;
+                let bytes = f.hdr.payload_bytes;
                 let mut pieces = vec![
                     self.piece(&c.rx_poll, bytes, 1),
                     self.piece(&c.skb_alloc, 0, 1),
@@ -81,13 +81,13 @@ impl Node {
                 if !self.cfg.nic.csum_offload {
                     pieces.push(self.piece(&c.csum, bytes, 1));
                 }
-                if self.cfg.rx.softirq_payload_copy && bytes > 0 && !f.raw {
+                if self.cfg.rx.softirq_payload_copy && bytes > 0 && !f.is_raw() {
                     pieces.push(self.piece(&c.skb_copy, bytes, 1));
                 }
-                if f.raw {
+                if f.is_raw() {
                     // Consumed at the top of the stack; nothing queues it for a reader.
                     pieces.push(self.piece(&c.skb_free, 0, 1));
-                } else if f.seg.is_pure_ack() {
+                } else if f.hdr.pure_ack {
                     pieces.push(self.piece(&c.tx_ack, 0, 1));
                     pieces.push(self.piece(&c.skb_free, 0, 1));
                 }

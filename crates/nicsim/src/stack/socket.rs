@@ -4,26 +4,29 @@
 use crate::config::TxOutput;
 use crate::engine::Engine;
 use crate::hw::cpu::Notice;
-use crate::hw::nic::Frame;
 use crate::node::{Ev, Node, TimerKind, Wire};
 use crate::os::thread::{Wait, COMM};
 use crate::stack::tcp::{Segment, IP_HEADER_BYTES, TCP_HEADER_BYTES, TIMESTAMP_OPTION_BYTES};
+use crate::stack::{Frame, Payload};
 use crate::units::Time;
 
 impl Node {
     /// IP and TCP input for one frame, on the protocol processor.
     pub(crate) fn tcp_input(&mut self, eng: &mut Engine<Ev>, f: Frame) {
-        if f.raw {
+        if f.is_raw() {
             self.stats.raw_delivered += 1;
-            self.stats.raw_delivered_bytes += f.seg.len as u64;
+            self.stats.raw_delivered_bytes += f.hdr.payload_bytes;
             return;
         }
         let now = eng.now();
-        self.stats.payload_rx_tcp_bytes += f.seg.len as u64;
+        self.stats.payload_rx_tcp_bytes += f.hdr.payload_bytes;
         if self.cfg.rx.softirq_payload_copy {
-            self.stats.copy_bytes += f.seg.len as u64;
+            self.stats.copy_bytes += f.hdr.payload_bytes;
         }
-        let r = self.tcp.on_segment(now, &f.seg);
+        let Payload::Tcp(seg) = f.payload else {
+            unreachable!("raw frames return above")
+        };
+        let r = self.tcp.on_segment(now, &seg);
         if r.ack_now {
             let a = self.tcp.make_ack();
             self.sq.xmit.push_back(a);

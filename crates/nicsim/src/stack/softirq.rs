@@ -1,10 +1,10 @@
 //! The state of the network softirq on the protocol processor: raised or running, its budget,
 //! and the work queued for it. What it does is in `net_rx`.
 
-use crate::hw::nic::Frame;
 use crate::node::effect::Effect;
 use crate::node::events::TimerKind;
 use crate::stack::tcp::Segment;
+use crate::stack::Frame;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default)]

@@ -5,10 +5,9 @@
 use super::{Flow, When, Workload};
 use crate::config::{Config, PacketGen as Params};
 use crate::engine::Rng;
-use crate::hw::nic::Frame;
 use crate::node::Ev;
 use crate::report::window_json;
-use crate::stack::tcp::Segment;
+use crate::stack::Frame;
 use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::Time;
@@ -65,18 +64,7 @@ impl PacketGen {
         // Ethernet header and FCS off; the IP datagram is at least the minimum payload.
         let ip_bytes = frame_bytes.saturating_sub(18).max(46);
         let payload = ip_bytes.saturating_sub(40);
-        let seg = Segment {
-            seq: 0,
-            len: payload as u32,
-            ack: 0,
-            win: 0,
-            push: false,
-        };
-        let f = Frame {
-            seg,
-            ip_bytes,
-            raw: true,
-        };
+        let f = Frame::raw(ip_bytes, payload);
         self.offered.0 += 1;
         w.inject(1, f, payload);
         self.idx += 1;
