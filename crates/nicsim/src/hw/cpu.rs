@@ -149,6 +149,11 @@ impl MemoryModel {
         }
     }
 
+    /// Mean host cycles one reference stalls the processor (t_mean), contention aside.
+    pub fn mean_cycles(&self) -> f64 {
+        self.stall_cycles(1.0)
+    }
+
     /// Transactions a batch of `refs` references sends to the north bridge (its misses).
     pub fn transactions(&self, refs: f64) -> f64 {
         match *self {
