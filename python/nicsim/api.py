@@ -9,6 +9,7 @@ import numpy as np
 from . import _core
 from .config import Resolved, resolve
 from .errors import ConfigError, SimulationError
+from .physics import derived, hardware_latencies  # noqa: F401  the core's physics (docs/output.md)
 
 VERSION = _core.__version__
 

@@ -215,23 +215,16 @@ def print_latency_breakdown(out: dict) -> None:
 
 
 def _hardware_latencies_us(c: dict, payload: int) -> dict[str, float]:
-    ip = payload + 52 if c["tcp"]["timestamps"] else payload + 40
-    wire = (max(ip, 46) + 38) * 8 / c["link"]["rate_bps"] * 1e6
-    io = c["io"]
+    """The core's fixed latencies of one frame of `payload` bytes (docs/output.md), in µs."""
+    from .physics import hardware_latencies
 
-    def dma(nbytes: int) -> float:
-        if io["ideal"]:
-            return 0.0
-        chunks = -(-nbytes // io["dma_chunk_bytes"])
-        return (chunks * io["transaction_overhead_ps"] * 1e-6) + nbytes * 8 / io["rate_bps"] * 1e6
-
-    irq = c["apic"]["ioapic_latency_ps"] * 1e-6 if c["placements"][1]["irq_path"] == "ioapic" else 0.0
+    h = hardware_latencies(c, payload)
     return {
-        "sender DMA read (descriptor + frame)": dma(ip + 14 + c["nic"]["descriptor_bytes"]),
-        "wire (serialisation)": wire,
-        "link propagation": c["link"]["latency_ps"] * 1e-6,
-        "receiver DMA write (frame + descriptor + status)": dma(ip + 14 + c["nic"]["descriptor_bytes"] + c["nic"]["status_block_bytes"]),
-        "interrupt delivery": irq,
+        "sender DMA read (descriptor + frame)": h["sender_dma_read_ps"] * 1e-6,
+        "wire (serialisation)": h["wire_serialisation_ps"] * 1e-6,
+        "link propagation": h["link_propagation_ps"] * 1e-6,
+        "receiver DMA write (frame + descriptor + status)": h["receiver_dma_write_ps"] * 1e-6,
+        "interrupt delivery": h["interrupt_delivery_ps"] * 1e-6,
     }
 
 

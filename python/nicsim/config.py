@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import units
+from . import physics, units
 from .errors import ConfigError
 from .params import BY_KEY, PARAMS, PROCESSORS, Param
 from .placements import PLACEMENTS
@@ -227,20 +227,17 @@ def _number(key: str, raw: Any, lo: float) -> float:
     return v
 
 
-def mss_bytes(v: dict) -> int:
-    return v["nic.mtu_bytes"] - 40 - (12 if v["tcp.timestamps"] else 0)
-
-
 def _derive(v: dict) -> None:
-    """Fills the parameters whose default is derived from others (0 = auto)."""
+    """Fills the parameters whose default is derived from others (0 = auto). The physical
+    ones (the RFC 3390 window from the MSS, one full frame's wire time) come from the core."""
     if v["nic.rx_ring_entries"] == 0:
         v["nic.rx_ring_entries"] = 100 if v["nic.mtu_bytes"] > 1500 else 200
-    if v["nic.ring_flush_idle_ps"] == 0:
-        wire_bits = (v["nic.mtu_bytes"] + 38) * 8
-        v["nic.ring_flush_idle_ps"] = -(-wire_bits * 10**12 // v["link.rate_bps"])
-    if v["tcp.initial_window_segments"] == 0:
-        mss = mss_bytes(v)
-        v["tcp.initial_window_segments"] = max(1, min(4 * mss, max(2 * mss, 4380)) // mss)
+    if v["nic.ring_flush_idle_ps"] == 0 or v["tcp.initial_window_segments"] == 0:
+        d = physics.defaults(v["nic.mtu_bytes"], v["tcp.timestamps"], v["link.rate_bps"])
+        if v["nic.ring_flush_idle_ps"] == 0:
+            v["nic.ring_flush_idle_ps"] = d["max_frame_wire_ps"]
+        if v["tcp.initial_window_segments"] == 0:
+            v["tcp.initial_window_segments"] = d["initial_window_segments"]
 
 
 def placement_table(v: dict, preset: str, overrides: bool) -> dict[str, str]:

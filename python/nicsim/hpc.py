@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from . import api, units
-from .config import Resolved, mss_bytes, parse_set, resolve
+from . import api, physics, units
+from .config import Resolved, parse_set, resolve
 from .errors import ConfigError
 
 COMM_CATS = ("copy", "tcpip", "driver", "os")
@@ -68,15 +68,16 @@ def measured_o(base: dict) -> float:
 
 def laws_quantities(r: Resolved, res: dict, o: float | None) -> dict[str, Any]:
     """a, o, X, Y, B, p, β, α, γ, σ from one run (and o from its base run)."""
-    v = r.values
-    clock = v["cpu.clock_hz"]
-    x_s = 1.0 / clock
+    d = physics.derived(r)
+    procs = d["processors"]
+    x_s = 1.0 / r.values["cpu.clock_hz"]
     pl = r.core["placements"][1]
     cp = pl["protocol"] if pl["protocol"] != "cpu0" else None
-    speed = v["nic_cpu.speed_fraction"] if cp == "nic_cpu" else 1.0
+    # The CP's speed as the core builds it (α = Y/X = 1/speed_fraction; kept as Y/X so the
+    # reported figures are bit-for-bit those of earlier releases).
+    speed = procs[cp]["speed_fraction"] if cp else 1.0
     y_s = x_s / speed
-    wire = v["nic.mtu_bytes"] + 38
-    link_payload_bps = v["link.rate_bps"] * mss_bytes(v) / wire
+    link_payload_bps = d["link_payload_bps"]
     bits = res["hpcbench"]["received_bytes"] * 8
     q: dict[str, Any] = {"X_s": x_s, "Y_s": y_s, "alpha": y_s / x_s, "B_bps": link_payload_bps, "cp": cp}
     if bits <= 0:
@@ -90,17 +91,18 @@ def laws_quantities(r: Resolved, res: dict, o: float | None) -> dict[str, Any]:
     left = _proc_cycles(res, "node1.cpu0") / bits
     q["p"] = min(1.0, max(0.0, 1.0 - left / o))
     # CP cycles counted in the CP's own cycles: busy time over Y (α carries the speed).
-    cps = {k.split(".", 1)[1]: _proc_cycles(res, k) / bits * speed_of(k, v) for k in res["hpcbench"]["processors"] if k.startswith("node1.") and not k.endswith("cpu0")}
-    cps = {k: c for k, c in cps.items() if c > 0}
+    cps = {}
+    for k in res["hpcbench"]["processors"]:
+        node, name = k.split(".", 1)
+        if node == "node1" and name != "cpu0":
+            c = _proc_cycles(res, k) / bits * procs[name]["speed_fraction"]
+            if c > 0:
+                cps[name] = c
     q["c_cp"] = cps
     if len(cps) == 1 and q["p"] > 0:
         q["beta"] = next(iter(cps.values())) / (q["p"] * o)
     q["model_bound_before_bps"] = min(link_payload_bps, 1.0 / ((q["a"] + o) * x_s))
     return q
-
-
-def speed_of(key: str, v: dict) -> float:
-    return v["nic_cpu.speed_fraction"] if key.endswith("nic_cpu") else 1.0
 
 
 def _hpc_sets(source, sets: dict, msg_size, duration, a_cycles_per_bit: float | None) -> dict:
@@ -112,10 +114,10 @@ def _hpc_sets(source, sets: dict, msg_size, duration, a_cycles_per_bit: float | 
     if duration is not None:
         out["workload.hpcbench.duration_ps"] = duration
     if a_cycles_per_bit is not None:
-        v = resolve(source, out).values
-        t_mean = 0.0 if v["nb.ideal"] else v["mem.hit_ratio"] * v["mem.hit_cycles"] + (1 - v["mem.hit_ratio"]) * v["mem.miss_cycles"]
+        r = resolve(source, out)
+        t_mean = physics.derived(r)["mem_mean_access_cycles"]
         if a_cycles_per_bit > 0:
-            stall_per_byte = v["workload.hpcbench.app_refs_per_byte"] * t_mean
+            stall_per_byte = r.values["workload.hpcbench.app_refs_per_byte"] * t_mean
             out["workload.hpcbench.app_cycles_per_byte"] = repr(max(0.0, 8.0 * a_cycles_per_bit - stall_per_byte))
         else:
             # γ = 0: the load thread takes the messages and does no work on their bytes.

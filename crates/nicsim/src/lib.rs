@@ -12,6 +12,7 @@
 //! - `stats`, `report`: windows, conservation checks and JSON results.
 
 pub mod config;
+pub mod derived;
 pub mod engine;
 pub mod hw;
 pub mod node;

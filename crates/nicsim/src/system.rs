@@ -33,9 +33,6 @@ impl World {
             Node::new(1, &shared, nodelay)?,
         ];
         let lane = || Lane::new(cfg.link.rate_bps, cfg.link.latency_ps);
-        // Payload rate of the link with full-sized segments (host-path §4.8).
-        let mss = nodes[0].tcp.mss as f64;
-        let wire = crate::hw::link::wire_bytes(cfg.nic.mtu_bytes) as f64;
         let mut eng = Engine::new();
         for n in &nodes {
             n.start_cross_calls(&mut eng, cfg.smp.background_ipi_per_s);
@@ -45,7 +42,7 @@ impl World {
             nodes,
             lanes: [lane(), lane()],
             wires: [VecDeque::new(), VecDeque::new()],
-            link_payload_bps: cfg.link.rate_bps.0 as f64 * mss / wire,
+            link_payload_bps: crate::derived::link_payload_bps(cfg),
             injected_bytes: 0,
             cfg: cfg.clone(),
         })

@@ -41,6 +41,11 @@ impl MemoryModel {
         }
     }
 
+    /// Mean host cycles one reference stalls the processor (t_mean), contention aside.
+    pub fn mean_cycles(&self) -> f64 {
+        self.stall_cycles(1.0)
+    }
+
     /// Transactions a batch of `refs` references sends to the north bridge (its misses).
     pub fn transactions(&self, refs: f64) -> f64 {
         match *self {
@@ -77,6 +82,11 @@ impl MemoryHierarchy {
             paths,
             pio_write_fraction,
         }
+    }
+
+    /// Mean cycles one reference of processor `p` stalls it, contention aside.
+    pub fn mean_cycles(&self, p: usize) -> f64 {
+        self.paths[p].model.mean_cycles()
     }
 
     /// `refs` references by processor `p` (clocked at `clock`) issued at `at`: only the misses

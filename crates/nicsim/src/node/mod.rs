@@ -12,12 +12,13 @@ pub mod effect;
 pub mod events;
 
 use crate::config::{Category, Config, Costs, ProcName, StageCost};
+use crate::derived;
 use crate::hw::apic::Apic;
-use crate::hw::bus::{IoBus, NorthBridge};
+use crate::hw::bus::IoBus;
 use crate::hw::cpu::{Job, Piece, Processor, Then};
 use crate::hw::dma::DmaEngine;
 use crate::hw::link::Lane;
-use crate::hw::memory::{MemPath, MemoryHierarchy, MemoryModel};
+use crate::hw::memory::{MemPath, MemoryHierarchy};
 use crate::hw::nic::{Nic, NicParams};
 use crate::os::thread::Thread;
 use crate::placement::{processors, Receive, Roles};
@@ -97,39 +98,24 @@ impl Node {
             cfg.offload.ack_path,
             cfg.offload.softirq_kick,
         )?;
-        let host_mem = if cfg.nb.ideal {
-            MemoryModel::flat(0.0)
-        } else {
-            MemoryModel::MeanAccess {
-                hit_ratio: cfg.mem.hit_ratio,
-                hit_cycles: cfg.mem.hit_cycles,
-                miss_cycles: cfg.mem.miss_cycles,
-            }
-        };
         let mut paths = Vec::new();
         let mut procs = Vec::new();
         for &p in &ids {
-            if p.is_nic() {
-                paths.push(MemPath {
-                    model: MemoryModel::flat(cfg.nic_cpu.mem_latency_cycles),
+            paths.push(if p.is_nic() {
+                MemPath {
+                    model: derived::nic_cpu_memory_model(cfg),
                     contended: false,
                     local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles),
-                });
-                let cpi = cfg.cpu.cpi / cfg.nic_cpu.speed_fraction;
-                procs.push(Processor::new(p, cfg.cpu.clock_hz, cpi, cfg.mem.batch_refs));
+                }
             } else {
-                paths.push(MemPath {
-                    model: host_mem,
+                MemPath {
+                    model: derived::host_memory_model(cfg),
                     contended: !cfg.nb.ideal,
                     local_io_cycles: None,
-                });
-                procs.push(Processor::new(
-                    p,
-                    cfg.cpu.clock_hz,
-                    cfg.cpu.cpi,
-                    cfg.mem.batch_refs,
-                ));
-            }
+                }
+            });
+            let cpi = derived::cpi(cfg, p);
+            procs.push(Processor::new(p, cfg.cpu.clock_hz, cpi, cfg.mem.batch_refs));
         }
         let host_cpus = ids.iter().filter(|p| !p.is_nic()).count();
         let nic = Nic::new(NicParams {
@@ -144,24 +130,12 @@ impl Node {
             ring_bytes: cfg.nic.memory_bytes,
             ring_slot_overhead: cfg.nic.ring_slot_overhead_bytes,
         });
-        let nb = NorthBridge::new(
-            cfg.cpu
-                .clock_hz
-                .duration_of(cfg.nb.collision_penalty_cycles),
-            cfg.nb.transaction_hold_ps,
-            cfg.nb.line_bytes,
-            cfg.nb.ideal,
-            host_cpus,
-        );
+        let nb = derived::north_bridge(cfg, host_cpus);
         Ok(Node {
             id,
             roles,
             mem: MemoryHierarchy::new(nb, paths, cfg.io.pio_write_fraction),
-            io: IoBus::new(
-                cfg.io.rate_bps,
-                cfg.io.transaction_overhead_ps,
-                cfg.io.ideal,
-            ),
+            io: derived::io_bus(cfg),
             apic: Apic::new(
                 cfg.apic.ioapic_latency_ps,
                 cfg.apic.ipi_latency_ps,

@@ -1,6 +1,7 @@
 //! The NIC driver and the NIC's host-facing side: transmit posting and the qdisc, descriptor
 //! reclaim, receive DMA completion, interrupt raising and coalescing, and ring accumulation.
 
+use crate::derived::ETH_HEADER_BYTES;
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
 use crate::hw::nic::{FlushCause, Held, IrqDecision};
@@ -30,7 +31,7 @@ impl Node {
 
     pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
         self.nic.tx_used += 1;
-        let bytes = f.hdr.ip_bytes + 14 + self.cfg.nic.descriptor_bytes;
+        let bytes = f.hdr.ip_bytes + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes;
         self.dma.request(Chan::Tx, vec![f], bytes);
         self.dma_next(eng, Chan::Tx);
     }
@@ -138,7 +139,7 @@ impl Node {
             Receive::NapiPoll | Receive::NetifRx => {
                 if self.nic.accept_rx(&f) {
                     let bytes = f.hdr.ip_bytes
-                        + 14
+                        + ETH_HEADER_BYTES
                         + self.cfg.nic.descriptor_bytes
                         + self.cfg.nic.status_block_bytes;
                     self.dma.request(Chan::Rx, vec![f], bytes);
@@ -196,7 +197,7 @@ impl Node {
         }
         let bytes: u64 = frames
             .iter()
-            .map(|f| f.hdr.ip_bytes + 14 + self.cfg.nic.descriptor_bytes)
+            .map(|f| f.hdr.ip_bytes + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes)
             .sum::<u64>()
             + self.cfg.nic.status_block_bytes;
         self.dma.request(Chan::Rx, frames, bytes);

@@ -6,7 +6,7 @@ use crate::engine::Engine;
 use crate::hw::cpu::Notice;
 use crate::node::{Ev, Node, TimerKind, Wire};
 use crate::os::thread::{Wait, COMM};
-use crate::stack::tcp::{Segment, IP_HEADER_BYTES, TCP_HEADER_BYTES, TIMESTAMP_OPTION_BYTES};
+use crate::stack::tcp::{self, Segment};
 use crate::stack::{Frame, Payload};
 use crate::units::Time;
 
@@ -84,12 +84,7 @@ impl Node {
 
     /// Header bytes TCP and IP add to a segment's payload.
     pub(crate) fn header_bytes(&self) -> u64 {
-        let opt = if self.cfg.tcp.timestamps {
-            TIMESTAMP_OPTION_BYTES
-        } else {
-            0
-        };
-        IP_HEADER_BYTES + TCP_HEADER_BYTES + opt
+        tcp::header_bytes(self.cfg.tcp.timestamps)
     }
 
     pub fn on_timer(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, k: TimerKind, at: Time) {

@@ -17,6 +17,28 @@ use std::collections::{BTreeMap, VecDeque};
 pub const IP_HEADER_BYTES: u64 = 20;
 pub const TCP_HEADER_BYTES: u64 = 20;
 pub const TIMESTAMP_OPTION_BYTES: u64 = 12;
+/// Bytes of IP and TCP header (with the timestamp option when it is on) in every segment.
+pub fn header_bytes(timestamps: bool) -> u64 {
+    let opt = if timestamps {
+        TIMESTAMP_OPTION_BYTES
+    } else {
+        0
+    };
+    IP_HEADER_BYTES + TCP_HEADER_BYTES + opt
+}
+
+/// Maximum segment size for an MTU: the MTU less the IP and TCP headers and options.
+pub fn mss_bytes(mtu: u64, timestamps: bool) -> u64 {
+    mtu - header_bytes(timestamps)
+}
+
+/// RFC 3390 initial window in segments of `mss` bytes: min(4·MSS, max(2·MSS, 4380 bytes)),
+/// at least one segment (what `tcp.initial_window_segments = 0` resolves to).
+pub fn rfc3390_initial_window_segments(mss: u64) -> u32 {
+    let mss = mss.max(1);
+    ((4 * mss).min((2 * mss).max(4380)) / mss).max(1) as u32
+}
+
 /// Sequence number a window probe carries: outside any window, so the peer answers with an
 /// ACK that states its current window (Linux sends `snd_una - 1` for the same effect).
 pub const WINDOW_PROBE_SEQ: u64 = u64::MAX;
@@ -140,12 +162,7 @@ pub struct Tcp {
 
 impl Tcp {
     pub fn new(cfg: &TcpCfg, mtu: u64, nodelay: bool) -> Self {
-        let opt = if cfg.timestamps {
-            TIMESTAMP_OPTION_BYTES
-        } else {
-            0
-        };
-        let mss = (mtu - IP_HEADER_BYTES - TCP_HEADER_BYTES - opt) as u32;
+        let mss = mss_bytes(mtu, cfg.timestamps) as u32;
         let doubled = match cfg.buffer_semantics {
             BufferSemantics::Linux => 2 * cfg.socket_buffer_bytes,
             BufferSemantics::Literal => cfg.socket_buffer_bytes,

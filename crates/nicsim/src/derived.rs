@@ -1,0 +1,512 @@
+//! Physics in one place: the quantities the model itself uses, derived from a configuration by
+//! calling the same functions and constants the model calls (the TCP header and MSS rule, the
+//! Ethernet wire size, the memory model, the I/O bus and north bridge pricing). Reports and the
+//! Python layer read these instead of re-deriving them, so the two cannot drift. Nothing here
+//! runs the simulation; the tests at the bottom pin these values to a built model.
+//!
+//! Three entry points, each with a JSON form for the binding:
+//! - `defaults(mtu, timestamps, rate)`: what the "0 = auto" parameters resolve to; needs only
+//!   three values, so configuration resolution can call it before a full `Config` exists.
+//! - `derived(&Config)`: per-configuration constants (MSS, header and framing bytes, link
+//!   payload rate, mean memory access, processor speeds, interrupt latencies).
+//! - `hardware_latencies(&Config, payload)`: the fixed, uncontended latencies of one frame's
+//!   path from node0 to node1 (DMA read, wire, propagation, DMA write, interrupt delivery).
+
+use crate::config::{Config, IrqPath, ProcName};
+use crate::hw::bus::{IoBus, NorthBridge};
+use crate::hw::dma::{Chan, DmaEngine};
+use crate::hw::link::{wire_bytes, FRAMING_BYTES, MIN_PAYLOAD_BYTES};
+use crate::hw::memory::MemoryModel;
+use crate::placement::processors;
+use crate::stack::tcp;
+use crate::units::{BitRate, Time};
+use crate::Error;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Ethernet header bytes a DMA transfer moves with each IP datagram (the node's transfers are
+/// `ip_bytes + 14 + descriptor [+ status block]`; 14 is also the first term of `FRAMING_BYTES`).
+pub const ETH_HEADER_BYTES: u64 = 14;
+
+/// What the "0 = auto" parameters resolve to.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Defaults {
+    /// `stack::tcp::mss_bytes(mtu, timestamps)`.
+    pub mss_bytes: u64,
+    /// RFC 3390 initial window for that MSS (fills `tcp.initial_window_segments = 0`).
+    pub initial_window_segments: u32,
+    /// `hw::link::wire_bytes(mtu)`: a full-sized frame on the wire.
+    pub max_frame_wire_bytes: u64,
+    /// Serialisation time of that frame at the link rate, rounded up to the picosecond
+    /// (fills `nic.ring_flush_idle_ps = 0`).
+    pub max_frame_wire_ps: u64,
+}
+
+pub fn defaults(mtu_bytes: u64, timestamps: bool, link_rate: BitRate) -> Defaults {
+    let mss = tcp::mss_bytes(mtu_bytes, timestamps);
+    let wire = wire_bytes(mtu_bytes);
+    Defaults {
+        mss_bytes: mss,
+        initial_window_segments: tcp::rfc3390_initial_window_segments(mss),
+        max_frame_wire_bytes: wire,
+        max_frame_wire_ps: link_rate.time_to_send(wire).ps(),
+    }
+}
+
+/// One processor of a node as the model builds it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProcessorDerived {
+    /// Cycles per instruction the processor runs at (a NIC processor's is the host CPI over its
+    /// speed fraction).
+    pub cpi: f64,
+    /// Speed as a fraction of a host CPU (1 for host CPUs).
+    pub speed_fraction: f64,
+    /// α = Y/X, its cycle time over the host's: 1 / speed_fraction.
+    pub alpha: f64,
+    /// Mean host cycles a memory reference stalls it (t_mean of its memory model).
+    pub mem_mean_access_cycles: f64,
+}
+
+/// Per-configuration constants of the model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Derived {
+    /// IP + TCP headers and options per segment.
+    pub header_bytes: u64,
+    pub mss_bytes: u64,
+    /// Ethernet header, FCS, preamble and SFD, inter-frame gap.
+    pub framing_bytes: u64,
+    /// Shortest Ethernet payload; shorter datagrams are padded.
+    pub min_frame_payload_bytes: u64,
+    pub max_frame_wire_bytes: u64,
+    pub max_frame_wire_ps: u64,
+    pub rfc3390_initial_window_segments: u32,
+    /// Payload rate of the link with full-sized segments: rate × MSS / wire_bytes(MTU). The
+    /// model's throughput bound (LAWS B).
+    pub link_payload_bps: f64,
+    /// t_mean of the host CPUs' memory model: h·t_hit + (1 − h)·t_miss, 0 on an ideal bridge.
+    pub mem_mean_access_cycles: f64,
+    /// `nic_cpu.speed_fraction` when the node has a NIC processor, else null.
+    pub nic_cpu_speed_fraction: Option<f64>,
+    /// α of the NIC processor (1 / speed_fraction) when there is one, else null.
+    pub nic_cpu_alpha: Option<f64>,
+    pub ioapic_latency_ps: u64,
+    pub ipi_latency_ps: u64,
+    /// Every processor of a node, by name (`cpu0`, `cpu1`, `nic_cpu`), as the node builds it.
+    pub processors: BTreeMap<&'static str, ProcessorDerived>,
+}
+
+/// The host CPUs' memory model as the node builds it: a pure connector (0 cycles, nothing
+/// reaches the bridge) when `nb.ideal`, else the mean-access model of `mem.*`.
+pub fn host_memory_model(cfg: &Config) -> MemoryModel {
+    if cfg.nb.ideal {
+        MemoryModel::flat(0.0)
+    } else {
+        MemoryModel::MeanAccess {
+            hit_ratio: cfg.mem.hit_ratio,
+            hit_cycles: cfg.mem.hit_cycles,
+            miss_cycles: cfg.mem.miss_cycles,
+        }
+    }
+}
+
+/// The NIC processor's memory model as the node builds it (local memory, never the bridge).
+pub fn nic_cpu_memory_model(cfg: &Config) -> MemoryModel {
+    MemoryModel::flat(cfg.nic_cpu.mem_latency_cycles)
+}
+
+/// The I/O bus as every node builds it.
+pub fn io_bus(cfg: &Config) -> IoBus {
+    IoBus::new(
+        cfg.io.rate_bps,
+        cfg.io.transaction_overhead_ps,
+        cfg.io.ideal,
+    )
+}
+
+/// The north bridge as every node builds it, shared by `host_cpus` CPUs.
+pub fn north_bridge(cfg: &Config, host_cpus: usize) -> NorthBridge {
+    NorthBridge::new(
+        cfg.cpu
+            .clock_hz
+            .duration_of(cfg.nb.collision_penalty_cycles),
+        cfg.nb.transaction_hold_ps,
+        cfg.nb.line_bytes,
+        cfg.nb.ideal,
+        host_cpus,
+    )
+}
+
+/// Cycles per instruction of a processor: a NIC processor's is the host CPI over its speed.
+pub fn cpi(cfg: &Config, p: ProcName) -> f64 {
+    if p.is_nic() {
+        cfg.cpu.cpi / cfg.nic_cpu.speed_fraction
+    } else {
+        cfg.cpu.cpi
+    }
+}
+
+/// Payload rate of the link with full-sized segments (host-path §4.8).
+pub fn link_payload_bps(cfg: &Config) -> f64 {
+    let d = defaults(cfg.nic.mtu_bytes, cfg.tcp.timestamps, cfg.link.rate_bps);
+    cfg.link.rate_bps.0 as f64 * d.mss_bytes as f64 / d.max_frame_wire_bytes as f64
+}
+
+fn processor(cfg: &Config, p: ProcName) -> ProcessorDerived {
+    if p.is_nic() {
+        let s = cfg.nic_cpu.speed_fraction;
+        ProcessorDerived {
+            cpi: cpi(cfg, p),
+            speed_fraction: s,
+            alpha: 1.0 / s,
+            mem_mean_access_cycles: nic_cpu_memory_model(cfg).mean_cycles(),
+        }
+    } else {
+        ProcessorDerived {
+            cpi: cpi(cfg, p),
+            speed_fraction: 1.0,
+            alpha: 1.0,
+            mem_mean_access_cycles: host_memory_model(cfg).mean_cycles(),
+        }
+    }
+}
+
+pub fn derived(cfg: &Config) -> Derived {
+    let mtu = cfg.nic.mtu_bytes;
+    let d = defaults(mtu, cfg.tcp.timestamps, cfg.link.rate_bps);
+    let nic_cpu = cfg
+        .nic_cpu
+        .present
+        .then(|| processor(cfg, ProcName::NicCpu));
+    Derived {
+        header_bytes: tcp::header_bytes(cfg.tcp.timestamps),
+        mss_bytes: d.mss_bytes,
+        framing_bytes: FRAMING_BYTES,
+        min_frame_payload_bytes: MIN_PAYLOAD_BYTES,
+        max_frame_wire_bytes: d.max_frame_wire_bytes,
+        max_frame_wire_ps: d.max_frame_wire_ps,
+        rfc3390_initial_window_segments: d.initial_window_segments,
+        link_payload_bps: link_payload_bps(cfg),
+        mem_mean_access_cycles: host_memory_model(cfg).mean_cycles(),
+        nic_cpu_speed_fraction: nic_cpu.as_ref().map(|p| p.speed_fraction),
+        nic_cpu_alpha: nic_cpu.as_ref().map(|p| p.alpha),
+        ioapic_latency_ps: cfg.apic.ioapic_latency_ps.ps(),
+        ipi_latency_ps: cfg.apic.ipi_latency_ps.ps(),
+        processors: processors(cfg.cpu.count, cfg.nic_cpu.present)
+            .into_iter()
+            .map(|p| (p.as_str(), processor(cfg, p)))
+            .collect(),
+    }
+}
+
+/// The fixed latencies of one frame from node0 to node1, each uncontended: what remains of a
+/// one-way time once CPU work is taken out, apart from waits.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HardwareLatencies {
+    pub payload_bytes: u64,
+    /// The IP datagram: payload plus `header_bytes`.
+    pub ip_bytes: u64,
+    /// node0's NIC reads the frame and its descriptor from host memory.
+    pub sender_dma_read_bytes: u64,
+    pub sender_dma_read_ps: u64,
+    pub wire_bytes: u64,
+    pub wire_serialisation_ps: u64,
+    pub link_propagation_ps: u64,
+    /// node1's NIC writes the frame, its descriptor and the status block (host-ring receive).
+    pub receiver_dma_write_bytes: u64,
+    pub receiver_dma_write_ps: u64,
+    /// I/O APIC latency when node1's placement routes the NIC interrupt through it, else 0.
+    pub interrupt_delivery_ps: u64,
+}
+
+/// Time a DMA transfer of `bytes` takes on an idle node: cut into `io.dma_chunk_bytes`
+/// transactions, each holding the I/O bus (`IoBus::transact`) while its memory lines cross the
+/// north bridge (`NorthBridge::dma`), the slower of the two, as the node's DMA engine does.
+pub fn dma_transfer_ps(cfg: &Config, bytes: u64) -> u64 {
+    let host_cpus = processors(cfg.cpu.count, false).len();
+    let (mut io, mut nb) = (io_bus(cfg), north_bridge(cfg, host_cpus));
+    let mut dma = DmaEngine::new(cfg.io.dma_chunk_bytes);
+    dma.request(Chan::Rx, vec![()], bytes);
+    let mut t = Time::ZERO;
+    while let Some(end) = dma.start(Chan::Rx, t, &mut io, &mut nb) {
+        t = end;
+        if dma.finish(Chan::Rx).is_some() {
+            break;
+        }
+    }
+    t.ps()
+}
+
+/// `payload_bytes` in one frame (a payload above the MSS is priced as one oversized frame).
+pub fn hardware_latencies(cfg: &Config, payload_bytes: u64) -> Result<HardwareLatencies, Error> {
+    let receiver = cfg
+        .placements
+        .get(1)
+        .ok_or_else(|| Error::Config("placements: node1 has no placement".into()))?;
+    let ip = payload_bytes + tcp::header_bytes(cfg.tcp.timestamps);
+    let read = ip + ETH_HEADER_BYTES + cfg.nic.descriptor_bytes;
+    let write = ip + ETH_HEADER_BYTES + cfg.nic.descriptor_bytes + cfg.nic.status_block_bytes;
+    let wire = wire_bytes(ip);
+    Ok(HardwareLatencies {
+        payload_bytes,
+        ip_bytes: ip,
+        sender_dma_read_bytes: read,
+        sender_dma_read_ps: dma_transfer_ps(cfg, read),
+        wire_bytes: wire,
+        wire_serialisation_ps: cfg.link.rate_bps.time_to_send(wire).ps(),
+        link_propagation_ps: cfg.link.latency_ps.ps(),
+        receiver_dma_write_bytes: write,
+        receiver_dma_write_ps: dma_transfer_ps(cfg, write),
+        interrupt_delivery_ps: match receiver.irq_path {
+            IrqPath::Ioapic => cfg.apic.ioapic_latency_ps.ps(),
+            IrqPath::Direct => 0,
+        },
+    })
+}
+
+// ---------------------------------------------------------------- JSON boundary
+
+fn check_link(mtu_bytes: u64, timestamps: bool, rate_bps: u64) -> Result<(), Error> {
+    let header = tcp::header_bytes(timestamps);
+    if mtu_bytes <= header {
+        return Err(Error::Config(format!(
+            "nic.mtu_bytes = {mtu_bytes} leaves no payload after {header} bytes of IP and TCP headers"
+        )));
+    }
+    if rate_bps == 0 {
+        return Err(Error::Config("link.rate_bps must be positive".into()));
+    }
+    Ok(())
+}
+
+fn check(cfg: &Config) -> Result<(), Error> {
+    check_link(cfg.nic.mtu_bytes, cfg.tcp.timestamps, cfg.link.rate_bps.0)?;
+    if !cfg.io.ideal && cfg.io.rate_bps.0 == 0 {
+        return Err(Error::Config("io.rate_bps must be positive".into()));
+    }
+    if cfg.nic_cpu.present && cfg.nic_cpu.speed_fraction <= 0.0 {
+        return Err(Error::Config(
+            "nic_cpu.speed_fraction must be positive".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn to_json<T: Serialize>(v: &T) -> Result<String, Error> {
+    serde_json::to_string(v).map_err(|e| Error::Simulation(format!("cannot serialise: {e}")))
+}
+
+/// `defaults` from three values, as JSON.
+pub fn defaults_json(mtu_bytes: u64, timestamps: bool, rate_bps: u64) -> Result<String, Error> {
+    check_link(mtu_bytes, timestamps, rate_bps)?;
+    to_json(&defaults(mtu_bytes, timestamps, BitRate(rate_bps)))
+}
+
+/// `derived` of a configuration document (the JSON `run` takes), as JSON.
+pub fn derived_json(config_json: &str) -> Result<String, Error> {
+    let cfg = crate::parse_config(config_json)?;
+    check(&cfg)?;
+    to_json(&derived(&cfg))
+}
+
+/// `hardware_latencies` of a configuration document and a payload, as JSON.
+pub fn hardware_latencies_json(config_json: &str, payload_bytes: u64) -> Result<String, Error> {
+    let cfg = crate::parse_config(config_json)?;
+    check(&cfg)?;
+    to_json(&hardware_latencies(&cfg, payload_bytes)?)
+}
+
+/// A configuration document as the core parsed it, serialised back: every field the core
+/// holds, with the value it will use (for the parameter contract test).
+pub fn parsed_config_json(config_json: &str) -> Result<String, Error> {
+    to_json(&crate::parse_config(config_json)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ProcName;
+    use crate::units::Duration;
+
+    fn base() -> Config {
+        crate::parse_config(include_str!("../tests/fixtures/base-short.json")).unwrap()
+    }
+
+    fn gbps(n: u64) -> BitRate {
+        BitRate(n * 1_000_000_000)
+    }
+
+    #[test]
+    fn mss_with_and_without_timestamps() {
+        assert_eq!(defaults(1500, true, gbps(1)).mss_bytes, 1448);
+        assert_eq!(defaults(1500, false, gbps(1)).mss_bytes, 1460);
+        assert_eq!(defaults(9000, true, gbps(1)).mss_bytes, 8948);
+        let mut c = base();
+        c.nic.mtu_bytes = 1500;
+        c.tcp.timestamps = false;
+        let d = derived(&c);
+        assert_eq!((d.mss_bytes, d.header_bytes), (1460, 40));
+        c.tcp.timestamps = true;
+        assert_eq!(derived(&c).header_bytes, 52);
+    }
+
+    #[test]
+    fn rfc3390_window_and_ring_flush_auto_values() {
+        // min(4·MSS, max(2·MSS, 4380)) / MSS: 3 for standard frames, 2 for jumbo, 4 at 536.
+        assert_eq!(defaults(1500, true, gbps(1)).initial_window_segments, 3);
+        assert_eq!(defaults(1500, false, gbps(1)).initial_window_segments, 3);
+        assert_eq!(defaults(9000, true, gbps(1)).initial_window_segments, 2);
+        assert_eq!(tcp::rfc3390_initial_window_segments(536), 4);
+        // A 9000-byte MTU frame is 9038 wire bytes: 72.304 µs at 1 Gb/s.
+        let d = defaults(9000, true, gbps(1));
+        assert_eq!(
+            (d.max_frame_wire_bytes, d.max_frame_wire_ps),
+            (9038, 72_304_000)
+        );
+        // Rounded up to the picosecond: 1538 bytes at 3 Gb/s is 4101.33 ns.
+        assert_eq!(defaults(1500, true, gbps(3)).max_frame_wire_ps, 4_101_334);
+    }
+
+    #[test]
+    fn link_payload_rate_at_1g_mtu_1500_is_exact() {
+        let mut c = base();
+        c.nic.mtu_bytes = 1500;
+        c.link.rate_bps = gbps(1);
+        assert_eq!(derived(&c).link_payload_bps, 1e9 * 1448.0 / 1538.0);
+        c.tcp.timestamps = false;
+        assert_eq!(derived(&c).link_payload_bps, 1e9 * 1460.0 / 1538.0);
+    }
+
+    #[test]
+    fn mean_access_is_zero_on_an_ideal_bridge() {
+        let mut c = base();
+        c.mem.hit_ratio = 0.5;
+        c.mem.hit_cycles = 2.0;
+        c.mem.miss_cycles = 100.0;
+        assert_eq!(derived(&c).mem_mean_access_cycles, 51.0);
+        c.nb.ideal = true;
+        let d = derived(&c);
+        assert_eq!(d.mem_mean_access_cycles, 0.0);
+        assert_eq!(d.processors["cpu0"].mem_mean_access_cycles, 0.0);
+    }
+
+    #[test]
+    fn nic_processor_speed_and_alpha() {
+        let mut c = base();
+        assert_eq!(derived(&c).nic_cpu_alpha, None);
+        assert_eq!(
+            derived(&c).processors.keys().copied().collect::<Vec<_>>(),
+            ["cpu0"]
+        );
+        c.nic_cpu.present = true;
+        c.nic_cpu.speed_fraction = 0.25;
+        c.nic_cpu.mem_latency_cycles = 7.0;
+        c.cpu.count = 2;
+        let d = derived(&c);
+        assert_eq!(
+            (d.nic_cpu_speed_fraction, d.nic_cpu_alpha),
+            (Some(0.25), Some(4.0))
+        );
+        let n = &d.processors["nic_cpu"];
+        assert_eq!((n.cpi, n.alpha, n.mem_mean_access_cycles), (4.0, 4.0, 7.0));
+        assert_eq!(d.processors["cpu1"].alpha, 1.0);
+    }
+
+    #[test]
+    fn hardware_latencies_of_a_small_frame() {
+        let mut c = base();
+        c.link.rate_bps = gbps(1);
+        c.link.latency_ps = Duration::from_ns(1000);
+        c.tcp.timestamps = true;
+        let h = hardware_latencies(&c, 1).unwrap();
+        // 1 + 52 = 53-byte datagram, 91 bytes on the wire: 728 ns.
+        assert_eq!(
+            (h.ip_bytes, h.wire_bytes, h.wire_serialisation_ps),
+            (53, 91, 728_000)
+        );
+        assert_eq!(h.link_propagation_ps, 1_000_000);
+        // Without timestamps the 41-byte datagram is padded to 46: 84 wire bytes, 672 ns.
+        c.tcp.timestamps = false;
+        let h0 = hardware_latencies(&c, 1).unwrap();
+        assert_eq!((h0.wire_bytes, h0.wire_serialisation_ps), (84, 672_000));
+        // One I/O-bus transaction of 53 + 14 + 16 = 83 bytes: overhead plus 664 bits.
+        let io = c.io.transaction_overhead_ps.ps();
+        assert_eq!(h.sender_dma_read_bytes, 83);
+        assert_eq!(
+            h.sender_dma_read_ps,
+            io + c.io.rate_bps.time_to_send(83).ps()
+        );
+        // The base placement routes the interrupt through the I/O APIC; direct costs nothing.
+        assert_eq!(h.interrupt_delivery_ps, c.apic.ioapic_latency_ps.ps());
+        c.placements[1].irq_path = IrqPath::Direct;
+        assert_eq!(hardware_latencies(&c, 1).unwrap().interrupt_delivery_ps, 0);
+    }
+
+    #[test]
+    fn a_dma_transfer_is_chunked_and_waits_for_the_slower_bus() {
+        let mut c = base();
+        c.io.dma_chunk_bytes = 512;
+        c.io.transaction_overhead_ps = Duration::from_ns(100);
+        c.io.rate_bps = BitRate(8_000_000_000); // 1 ns per byte
+        c.nb.transaction_hold_ps = Duration::from_ns(1);
+        c.nb.line_bytes = 64;
+        // 1100 bytes: 512 + 512 + 76, each overhead + 1 ns/byte; the bridge is faster.
+        assert_eq!(dma_transfer_ps(&c, 1100), (300 + 1100) * 1000);
+        // A slow bridge: 8 + 8 + 2 lines at 100 ns each, longer than the I/O bus each time.
+        c.nb.transaction_hold_ps = Duration::from_ns(100);
+        assert_eq!(dma_transfer_ps(&c, 1100), 1800 * 1000);
+        c.nb.ideal = true;
+        c.io.ideal = true;
+        assert_eq!(dma_transfer_ps(&c, 1100), 0);
+    }
+
+    /// The derived values are the model's own: build the system and compare.
+    #[test]
+    fn derived_values_match_the_built_model() {
+        for (mtu, ts, ideal, nic_cpu) in [
+            (9000, true, false, false),
+            (1500, false, true, true),
+            (1500, true, false, true),
+        ] {
+            let mut c = base();
+            c.nic.mtu_bytes = mtu;
+            c.tcp.timestamps = ts;
+            c.nb.ideal = ideal;
+            c.nic_cpu.present = nic_cpu;
+            c.nic_cpu.speed_fraction = 0.75;
+            if nic_cpu {
+                for p in &mut c.placements {
+                    p.protocol = ProcName::NicCpu;
+                }
+            }
+            let d = derived(&c);
+            let w = crate::system::World::new(&c, true).unwrap();
+            assert_eq!(d.link_payload_bps, w.link_payload_bps);
+            for n in &w.nodes {
+                assert_eq!(d.mss_bytes, n.tcp.mss as u64);
+                assert_eq!(n.procs.len(), d.processors.len());
+                for (i, p) in n.procs.iter().enumerate() {
+                    let q = &d.processors[p.id.as_str()];
+                    assert_eq!(q.cpi, p.cpi, "{}", p.id.as_str());
+                    assert_eq!(q.mem_mean_access_cycles, n.mem.mean_cycles(i));
+                }
+            }
+            assert_eq!(d.mem_mean_access_cycles, w.nodes[1].mem.mean_cycles(0));
+        }
+    }
+
+    #[test]
+    fn json_boundary_rejects_what_it_cannot_price() {
+        assert!(defaults_json(40, false, 1).is_err());
+        assert!(defaults_json(1500, true, 0).is_err());
+        let v: serde_json::Value =
+            serde_json::from_str(&defaults_json(1500, true, 1_000_000_000).unwrap()).unwrap();
+        assert_eq!(v["mss_bytes"], 1448);
+        assert!(derived_json("{}").is_err());
+        let text = include_str!("../tests/fixtures/base-short.json");
+        let d: serde_json::Value = serde_json::from_str(&derived_json(text).unwrap()).unwrap();
+        assert!(d["nic_cpu_alpha"].is_null());
+        let h: serde_json::Value =
+            serde_json::from_str(&hardware_latencies_json(text, 1).unwrap()).unwrap();
+        assert_eq!(h["payload_bytes"], 1);
+    }
+}
