@@ -1,0 +1,181 @@
+//! Segment arrival: ACK processing (window, congestion control, RTT, fast retransmit and
+//! NewReno recovery) and in-order and out-of-order data.
+
+use super::*;
+
+impl Tcp {
+    pub(super) fn on_ack(&mut self, now: Time, seg: &Segment, r: &mut Input) {
+        self.peer_wnd = seg.win as u64;
+        self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
+        if seg.ack > self.snd_una {
+            let acked = seg.ack.min(self.snd_nxt.max(seg.ack)) - self.snd_una;
+            // RTT sample from the oldest newly acknowledged segment that was not retransmitted.
+            // (Karn: no samples while retransmissions are outstanding.)
+            if let Some(s) = self.skbs.front() {
+                if let Some(t) = s.sent_at {
+                    if self.backoff == 0 && self.recover.is_none() {
+                        self.rtt_sample((now - t).as_secs_f64());
+                    }
+                }
+            }
+            self.snd_una = seg.ack;
+            while let Some(s) = self.skbs.front() {
+                if s.seq + s.len as u64 <= self.snd_una {
+                    let ts = self.truesize(s.len as u64);
+                    self.wmem_queued -= ts;
+                    self.skbs.pop_front();
+                    self.send_head = self.send_head.saturating_sub(1);
+                } else {
+                    break;
+                }
+            }
+            self.snd_nxt = self.snd_nxt.max(self.snd_una);
+            match self.recover {
+                // Recovery ends when everything outstanding at its start is acknowledged.
+                Some(high) if seg.ack >= high => {
+                    self.cwnd = self.ssthresh;
+                    self.recover = None;
+                }
+                // A partial ACK: the next hole is lost too (NewReno, RFC 6582).
+                Some(_) => self.retx_next = Some(self.snd_una),
+                None => self.grow_cwnd(acked),
+            }
+            self.dupacks = 0;
+            self.backoff = 0;
+            self.rto_deadline = if self.snd_nxt > self.snd_una {
+                Some(now + self.rto)
+            } else {
+                None
+            };
+            r.space_freed = true;
+            r.acked_new = true;
+        } else if seg.len == 0 && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            self.stats.dup_acks += 1;
+            self.on_dupack(r);
+        }
+        if seg.win > 0 {
+            r.acked_new = true; // a window update may allow output too
+        }
+    }
+
+    /// Fast retransmit at the duplicate-ACK threshold (RFC 5681 §3.2), then window inflation
+    /// by one segment per further duplicate while recovery lasts.
+    pub(super) fn on_dupack(&mut self, r: &mut Input) {
+        let mss = self.mss as u64;
+        if self.recover.is_some() {
+            self.cwnd += mss;
+            r.acked_new = true;
+        } else if self.fast_retransmit && self.dupacks == self.dupack_threshold {
+            self.stats.fast_retransmits += 1;
+            self.ssthresh = ((self.snd_max - self.snd_una) / 2).max(2 * mss);
+            self.cwnd = self.ssthresh + self.dupack_threshold as u64 * mss;
+            self.recover = Some(self.snd_max);
+            self.retx_next = Some(self.snd_una);
+            r.acked_new = true;
+        }
+    }
+
+    /// Slow start with Appropriate Byte Counting (L = 2 MSS), then congestion avoidance.
+    pub(super) fn grow_cwnd(&mut self, acked: u64) {
+        let mss = self.mss as u64;
+        if self.cwnd < self.ssthresh {
+            self.cwnd += acked.min(2 * mss);
+        } else {
+            self.abc_acked += acked;
+            if self.abc_acked >= self.cwnd {
+                self.abc_acked -= self.cwnd;
+                self.cwnd += mss;
+            }
+        }
+        // A window far beyond anything the peer can accept is meaningless; cap its growth.
+        self.cwnd = self.cwnd.min(64 * self.sndbuf.max(mss));
+    }
+
+    pub(super) fn rtt_sample(&mut self, r: f64) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(s) => {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
+                self.srtt = Some(0.875 * s + 0.125 * r);
+            }
+        }
+        let rto_s = self.srtt.unwrap() + 4.0 * self.rttvar;
+        self.rto = Duration((rto_s * 1e12) as u64).max(self.rto_min);
+    }
+
+    /// A segment arrived (after IP and TCP header processing).
+    pub fn on_segment(&mut self, now: Time, seg: &Segment) -> Input {
+        let mut r = Input::default();
+        self.on_ack(now, seg, &mut r);
+        if seg.len == 0 {
+            // A window probe asks for our current window.
+            r.ack_now = seg.seq == WINDOW_PROBE_SEQ;
+            return r;
+        }
+        // A retransmission that overlaps what arrived already: keep only the new tail.
+        let mut seg = *seg;
+        if seg.seq < self.rcv_nxt && seg.seq + seg.len as u64 > self.rcv_nxt {
+            let old = self.rcv_nxt - seg.seq;
+            self.stats.duplicate_bytes += old;
+            seg.len -= old as u32;
+            seg.seq = self.rcv_nxt;
+        }
+        let len = seg.len as u64;
+        if seg.seq != self.rcv_nxt {
+            let ts = self.truesize(len);
+            if seg.seq < self.rcv_nxt || self.ooo.contains_key(&seg.seq) {
+                self.stats.duplicate_bytes += len;
+            } else if self.rmem_alloc + ts <= self.rcvbuf {
+                // Beyond a hole: hold it until the hole fills.
+                self.ooo.insert(seg.seq, (len, ts));
+                self.rmem_alloc += ts;
+                self.stats.out_of_order_queued += 1;
+            } else {
+                self.stats.out_of_order_dropped += 1;
+                self.stats.out_of_order_bytes += len;
+            }
+            r.ack_now = true; // duplicate ACK
+            return r;
+        }
+        // Quick-ack mode after an idle period longer than the RTO (tcp_event_data_recv).
+        if now - self.last_rx > self.rto {
+            self.quick = self.quickack_max;
+        }
+        self.last_rx = now;
+        if len >= self.rcv_mss {
+            self.rcv_mss = len.min(self.mss as u64);
+        } else {
+            self.ack_pushed = true;
+        }
+        self.rcv_nxt += len;
+        let ts = self.truesize(len);
+        self.rmem_alloc += ts;
+        self.rx_queue.push_back((len, ts));
+        r.delivered_bytes = len;
+        // The hole is filled: queued segments that now follow in order join the queue.
+        while let Some((&seq, &(l, t))) = self.ooo.iter().next() {
+            if seq != self.rcv_nxt {
+                break;
+            }
+            self.ooo.remove(&seq);
+            self.rcv_nxt += l;
+            self.rx_queue.push_back((l, t));
+            r.delivered_bytes += l;
+            r.ack_now = true;
+        }
+        self.ack_scheduled = true;
+        // Every second full-sized segment is acknowledged at once (RFC 1122, host-path §6
+        // item 5), and every segment in quick-ack mode.
+        let more_than_one = self.rcv_nxt - self.rcv_wup > self.rcv_mss;
+        if more_than_one || (self.quick > 0 && !self.pingpong) {
+            r.ack_now = true;
+        } else if self.delack_deadline.is_none() {
+            self.delack_deadline = Some(now + self.delack);
+        }
+        r
+    }
+}

@@ -1,0 +1,278 @@
+//! One TCP connection endpoint, Linux 2.6 flavoured (host-path §6). Sans-IO: it is told of
+//! application writes and reads, incoming segments and timer expiries, and returns the
+//! segments to send and what to wake. Sequence numbers are 64-bit and never wrap.
+//!
+//! Modelled: MSS from the MTU, Linux buffer and window semantics (doubled buffers, truesize
+//! charging, `adv_win_scale`, no window shrinking), slow start and congestion avoidance with
+//! Appropriate Byte Counting (RFC 3465), RFC 3390 initial window, cumulative ACKs, delayed and
+//! quick ACKs with `rcv_mss` estimation and the `tcp_cleanup_rbuf` window-update rule, Nagle
+//! and TCP_NODELAY, an out-of-order queue at the receiver, fast retransmit with NewReno
+//! recovery (one segment per duplicate-ACK signal or partial ACK), and retransmission timeout
+//! with go-back-N. Not modelled: SACK.
+
+use crate::config::{BufferSemantics, Tcp as TcpCfg};
+use crate::units::{Duration, Time};
+use std::collections::{BTreeMap, VecDeque};
+
+mod input;
+mod output;
+mod recv;
+#[cfg(test)]
+mod tests;
+
+pub const IP_HEADER_BYTES: u64 = 20;
+pub const TCP_HEADER_BYTES: u64 = 20;
+pub const TIMESTAMP_OPTION_BYTES: u64 = 12;
+/// Bytes of IP and TCP header (with the timestamp option when it is on) in every segment.
+pub fn header_bytes(timestamps: bool) -> u64 {
+    let opt = if timestamps {
+        TIMESTAMP_OPTION_BYTES
+    } else {
+        0
+    };
+    IP_HEADER_BYTES + TCP_HEADER_BYTES + opt
+}
+
+/// Maximum segment size for an MTU: the MTU less the IP and TCP headers and options.
+pub fn mss_bytes(mtu: u64, timestamps: bool) -> u64 {
+    mtu - header_bytes(timestamps)
+}
+
+/// RFC 3390 initial window in segments of `mss` bytes: min(4·MSS, max(2·MSS, 4380 bytes)),
+/// at least one segment (what `tcp.initial_window_segments = 0` resolves to).
+pub fn rfc3390_initial_window_segments(mss: u64) -> u32 {
+    let mss = mss.max(1);
+    ((4 * mss).min((2 * mss).max(4380)) / mss).max(1) as u32
+}
+
+/// Sequence number a window probe carries: outside any window, so the peer answers with an
+/// ACK that states its current window (Linux sends `snd_una - 1` for the same effect).
+pub const WINDOW_PROBE_SEQ: u64 = u64::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    pub ack: u64,
+    pub win: u32,
+    pub push: bool,
+}
+
+impl Segment {
+    pub fn is_pure_ack(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TxSkb {
+    seq: u64,
+    len: u32,
+    push: bool,
+    sent_at: Option<Time>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TcpStats {
+    pub segments_sent: u64,
+    pub data_segments_sent: u64,
+    pub acks_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub rto_expiries: u64,
+    pub fast_retransmits: u64,
+    pub delack_expiries: u64,
+    pub window_probes: u64,
+    pub dup_acks: u64,
+    pub out_of_order_queued: u64,
+    pub out_of_order_dropped: u64,
+    pub out_of_order_bytes: u64,
+    pub duplicate_bytes: u64,
+}
+
+/// What an input changed, for the caller to act on.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Input {
+    /// New in-order payload queued for the reader.
+    pub delivered_bytes: u64,
+    /// Send-buffer space was freed (wake a blocked writer).
+    pub space_freed: bool,
+    /// An ACK should go out now.
+    pub ack_now: bool,
+    /// The segment carried a new ACK (the sender may transmit more).
+    pub acked_new: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Tcp {
+    pub mss: u32,
+    nodelay: bool,
+    semantics: BufferSemantics,
+    adv_win_scale: u32,
+    skb_overhead: u64,
+    charge_truesize: bool,
+    requested_buf: u64,
+    sndbuf: u64,
+    rcvbuf: u64,
+    delack: Duration,
+    rto_min: Duration,
+    quickack_max: u32,
+    // sender
+    snd_una: u64,
+    snd_nxt: u64,
+    /// Highest sequence ever sent: anything below it is a retransmission.
+    snd_max: u64,
+    write_seq: u64,
+    skbs: VecDeque<TxSkb>,
+    send_head: usize,
+    wmem_queued: u64,
+    pub cwnd: u64,
+    ssthresh: u64,
+    abc_acked: u64,
+    peer_wnd: u64,
+    /// Largest window the peer has offered, for sender-side silly-window avoidance.
+    max_peer_wnd: u64,
+    dupacks: u32,
+    fast_retransmit: bool,
+    dupack_threshold: u32,
+    /// In fast recovery until this sequence is acknowledged.
+    recover: Option<u64>,
+    /// A segment to retransmit at once (fast retransmit, NewReno partial ACK).
+    retx_next: Option<u64>,
+    srtt: Option<f64>,
+    rttvar: f64,
+    rto: Duration,
+    backoff: u32,
+    pub rto_deadline: Option<Time>,
+    /// Persist timer: armed while unsent data waits on a window too small to use.
+    pub persist_deadline: Option<Time>,
+    // receiver
+    rcv_nxt: u64,
+    copied_seq: u64,
+    rcv_wup: u64,
+    rcv_wnd: u64,
+    rx_queue: VecDeque<(u64, u64)>,
+    /// Segments received beyond a hole: sequence → (length, truesize).
+    ooo: BTreeMap<u64, (u64, u64)>,
+    rmem_alloc: u64,
+    rcv_mss: u64,
+    ack_scheduled: bool,
+    ack_pushed: bool,
+    pingpong: bool,
+    quick: u32,
+    last_rx: Time,
+    last_data_sent: Time,
+    pub delack_deadline: Option<Time>,
+    pub stats: TcpStats,
+}
+
+impl Tcp {
+    pub fn new(cfg: &TcpCfg, mtu: u64, nodelay: bool) -> Self {
+        let mss = mss_bytes(mtu, cfg.timestamps) as u32;
+        let doubled = match cfg.buffer_semantics {
+            BufferSemantics::Linux => 2 * cfg.socket_buffer_bytes,
+            BufferSemantics::Literal => cfg.socket_buffer_bytes,
+        };
+        let mut t = Tcp {
+            mss,
+            nodelay,
+            semantics: cfg.buffer_semantics,
+            adv_win_scale: cfg.adv_win_scale,
+            skb_overhead: cfg.skb_overhead_bytes,
+            charge_truesize: cfg.charge_truesize,
+            requested_buf: cfg.socket_buffer_bytes,
+            sndbuf: doubled,
+            rcvbuf: doubled,
+            delack: cfg.delack_min_ps,
+            rto_min: cfg.rto_min_ps,
+            quickack_max: cfg.quickack_segments,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            write_seq: 0,
+            skbs: VecDeque::new(),
+            send_head: 0,
+            wmem_queued: 0,
+            cwnd: cfg.initial_window_segments as u64 * mss as u64,
+            ssthresh: u64::MAX / 4,
+            abc_acked: 0,
+            peer_wnd: 0,
+            max_peer_wnd: 0,
+            dupacks: 0,
+            fast_retransmit: cfg.fast_retransmit,
+            dupack_threshold: cfg.dupack_threshold.max(1),
+            recover: None,
+            retx_next: None,
+            srtt: None,
+            rttvar: 0.0,
+            rto: cfg.rto_initial_ps,
+            backoff: 0,
+            rto_deadline: None,
+            persist_deadline: None,
+            rcv_nxt: 0,
+            copied_seq: 0,
+            rcv_wup: 0,
+            rcv_wnd: 0,
+            rx_queue: VecDeque::new(),
+            ooo: BTreeMap::new(),
+            rmem_alloc: 0,
+            rcv_mss: (mss as u64).min(536),
+            ack_scheduled: false,
+            ack_pushed: false,
+            pingpong: false,
+            quick: 0,
+            last_rx: Time::ZERO,
+            last_data_sent: Time::ZERO,
+            delack_deadline: None,
+            stats: TcpStats::default(),
+        };
+        t.rcv_wnd = t.select_window_raw();
+        t.peer_wnd = t.rcv_wnd; // symmetric endpoints: the handshake advertised this
+        t.max_peer_wnd = t.peer_wnd;
+        t.quick = t.quickack_max;
+        t
+    }
+
+    /// Buffer memory an skb of `len` payload bytes is charged.
+    pub(super) fn truesize(&self, len: u64) -> u64 {
+        if self.charge_truesize {
+            len + self.skb_overhead
+        } else {
+            len
+        }
+    }
+
+    // ---------------- sender ----------------
+
+    /// Bytes the application may copy now (0: the writer must sleep).
+    pub fn send_space(&self) -> u64 {
+        if self.wmem_queued >= self.sndbuf {
+            0
+        } else {
+            let tail_room = match self.skbs.back() {
+                Some(s) if self.skbs.len() > self.send_head && (s.len as u64) < self.mss as u64 => {
+                    self.mss as u64 - s.len as u64
+                }
+                _ => 0,
+            };
+            tail_room.max(self.mss as u64)
+        }
+    }
+
+    // ---------------- receiver ----------------
+
+    /// The connection's state in one line, for diagnosing a stalled run.
+    pub fn describe(&self) -> String {
+        format!(
+            "written {} una {} nxt {} cwnd {} peer_wnd {} wmem {}/{}; rcv_nxt {} read {} rcv_wnd {} rmem {}/{} ooo {} delack {:?} rto {:?}",
+            self.write_seq, self.snd_una, self.snd_nxt, self.cwnd, self.peer_wnd, self.wmem_queued, self.sndbuf,
+            self.rcv_nxt, self.copied_seq, self.rcv_wnd, self.rmem_alloc, self.rcvbuf, self.ooo.len(),
+            self.delack_deadline.map(|t| t.0), self.rto_deadline.map(|t| t.0)
+        )
+    }
+
+    /// Bytes queued for the reader.
+    pub fn readable(&self) -> u64 {
+        self.rcv_nxt - self.copied_seq
+    }
+}

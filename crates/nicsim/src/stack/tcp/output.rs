@@ -1,0 +1,199 @@
+//! The sending side: queueing written bytes, choosing what to send (window, Nagle), ACK
+//! construction, window probes and the retransmission timeout.
+
+use super::*;
+
+impl Tcp {
+    /// The application wrote `len` bytes (already copied into the socket).
+    pub fn write(&mut self, len: u64, push: bool) {
+        let mut left = len;
+        // Fill the unsent tail skb first, as tcp_sendmsg does.
+        // Only a tail that never left may grow (after a timeout everything is "unsent" again).
+        if let Some(tail) = self.skbs.back_mut() {
+            if tail.sent_at.is_none() && (tail.len as u64) < self.mss as u64 {
+                let add = left.min(self.mss as u64 - tail.len as u64);
+                tail.len += add as u32;
+                tail.push |= push && add == left;
+                self.wmem_queued += add;
+                left -= add;
+            }
+        }
+        while left > 0 {
+            let l = left.min(self.mss as u64);
+            self.skbs.push_back(TxSkb {
+                seq: self.write_seq + (len - left),
+                len: l as u32,
+                push: push && l == left,
+                sent_at: None,
+            });
+            self.wmem_queued += self.truesize(l);
+            left -= l;
+        }
+        self.write_seq += len;
+    }
+
+    pub(super) fn in_flight(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+
+    /// Segments the windows and Nagle allow now; each leaves with the current ACK and window.
+    pub fn output(&mut self, now: Time) -> Vec<Segment> {
+        let mut out = Vec::new();
+        if let Some(seq) = self.retx_next.take() {
+            if let Some(i) = self.skbs.iter().position(|s| s.seq == seq) {
+                let skb = self.skbs[i];
+                self.skbs[i].sent_at = Some(now);
+                self.stats.retransmitted_segments += 1;
+                self.stats.retransmitted_bytes += skb.len as u64;
+                self.stats.data_segments_sent += 1;
+                out.push(self.stamp(Segment {
+                    seq: skb.seq,
+                    len: skb.len,
+                    ack: 0,
+                    win: 0,
+                    push: skb.push,
+                }));
+            }
+        }
+        while self.send_head < self.skbs.len() {
+            let mut skb = self.skbs[self.send_head];
+            let mut end = skb.seq + skb.len as u64;
+            let limit = self.snd_una + self.cwnd.min(self.peer_wnd);
+            if end > limit {
+                // Send what fits when that is worth a segment (RFC 1122 sender-side SWS
+                // avoidance: at least min(MSS, half the largest window offered)).
+                let usable = limit.saturating_sub(skb.seq);
+                if usable == 0 || usable < (self.mss as u64).min(self.max_peer_wnd / 2).max(1) {
+                    break;
+                }
+                self.split(self.send_head, usable);
+                skb = self.skbs[self.send_head];
+                end = skb.seq + skb.len as u64;
+            }
+            // Nagle: a small segment waits while data is unacknowledged.
+            if !self.nodelay && (skb.len as u64) < self.mss as u64 && self.in_flight() > 0 {
+                break;
+            }
+            let retx = skb.seq < self.snd_max;
+            self.skbs[self.send_head].sent_at = Some(now);
+            self.send_head += 1;
+            self.snd_nxt = self.snd_nxt.max(end);
+            self.snd_max = self.snd_max.max(end);
+            if retx {
+                self.stats.retransmitted_segments += 1;
+                self.stats.retransmitted_bytes += skb.len as u64;
+            }
+            self.stats.data_segments_sent += 1;
+            if self.rto_deadline.is_none() {
+                self.rto_deadline = Some(now + self.rto);
+            }
+            // Sending data soon after receiving makes the connection interactive (pingpong).
+            if now - self.last_rx < self.delack {
+                self.pingpong = true;
+            }
+            self.last_data_sent = now;
+            out.push(self.stamp(Segment {
+                seq: skb.seq,
+                len: skb.len,
+                ack: 0,
+                win: 0,
+                push: skb.push,
+            }));
+        }
+        // Data waits, nothing is in flight to bring an ACK: probe the window later (persist).
+        let waiting = self.send_head < self.skbs.len() && self.snd_nxt == self.snd_una;
+        self.persist_deadline = match (waiting, self.persist_deadline) {
+            (true, None) => Some(now + self.rto),
+            (true, d) => d,
+            (false, _) => None,
+        };
+        out
+    }
+
+    /// The persist timer fired at `now`: a window probe to send, if it is still needed.
+    pub fn on_persist(&mut self, now: Time) -> Option<Segment> {
+        if self.persist_deadline.is_none_or(|d| d > now) {
+            return None;
+        }
+        self.persist_deadline = None;
+        self.stats.window_probes += 1;
+        Some(self.stamp(Segment {
+            seq: WINDOW_PROBE_SEQ,
+            len: 0,
+            ack: 0,
+            win: 0,
+            push: false,
+        }))
+    }
+
+    /// Cuts skb `i` after `first` bytes (tcp_fragment); the tail keeps the PUSH flag.
+    pub(super) fn split(&mut self, i: usize, first: u64) {
+        let s = self.skbs[i];
+        let tail = TxSkb {
+            seq: s.seq + first,
+            len: s.len - first as u32,
+            push: s.push,
+            sent_at: None,
+        };
+        self.skbs[i].len = first as u32;
+        self.skbs[i].push = false;
+        self.skbs.insert(i + 1, tail);
+        if self.charge_truesize {
+            self.wmem_queued += self.skb_overhead;
+        }
+    }
+
+    /// A pure ACK carrying the current cumulative ACK and window.
+    pub fn make_ack(&mut self) -> Segment {
+        self.stats.acks_sent += 1;
+        self.stamp(Segment {
+            seq: self.snd_nxt,
+            len: 0,
+            ack: 0,
+            win: 0,
+            push: false,
+        })
+    }
+
+    /// Fills in ACK and window, and records that they were advertised.
+    pub(super) fn stamp(&mut self, mut s: Segment) -> Segment {
+        let w = self.select_window();
+        s.ack = self.rcv_nxt;
+        s.win = w as u32;
+        self.rcv_wup = self.rcv_nxt;
+        self.rcv_wnd = w;
+        self.ack_scheduled = false;
+        self.ack_pushed = false;
+        self.delack_deadline = None;
+        if self.quick > 0 && s.len == 0 {
+            self.quick -= 1;
+        }
+        self.stats.segments_sent += 1;
+        s
+    }
+
+    /// The retransmission timer fired at `now`: go back to the first unacknowledged byte.
+    pub fn on_rto(&mut self, now: Time) -> bool {
+        if self.rto_deadline != Some(now) || self.snd_nxt == self.snd_una {
+            return false;
+        }
+        self.stats.rto_expiries += 1;
+        let mss = self.mss as u64;
+        self.ssthresh = (self.in_flight() / 2).max(2 * mss);
+        self.cwnd = mss;
+        self.abc_acked = 0;
+        self.recover = None;
+        self.retx_next = None;
+        self.go_back();
+        self.backoff += 1;
+        self.rto = Duration(self.rto.0.saturating_mul(2)).min(Duration(120_000_000_000_000));
+        self.rto_deadline = None;
+        true
+    }
+
+    /// Resend from the first unacknowledged byte.
+    pub(super) fn go_back(&mut self) {
+        self.snd_nxt = self.snd_una;
+        self.send_head = 0;
+    }
+}

@@ -1,0 +1,297 @@
+//! Unit tests of the TCP endpoint, one module per behaviour.
+
+mod tests_support {
+    use super::super::*;
+
+    pub fn cfg() -> TcpCfg {
+        TcpCfg {
+            socket_buffer_bytes: 65536,
+            buffer_semantics: BufferSemantics::Linux,
+            adv_win_scale: 2,
+            timestamps: true,
+            skb_overhead_bytes: 0,
+            charge_truesize: true,
+            initial_window_segments: 2,
+            delack_min_ps: Duration(40_000_000_000),
+            quickack_segments: 0,
+            rto_min_ps: Duration(200_000_000_000),
+            rto_initial_ps: Duration(3_000_000_000_000),
+            fast_retransmit: true,
+            dupack_threshold: 3,
+        }
+    }
+}
+
+mod basics {
+    use super::super::*;
+    use super::tests_support::cfg;
+
+    #[test]
+    fn mss_follows_mtu_and_timestamps() {
+        assert_eq!(Tcp::new(&cfg(), 9000, true).mss, 8948);
+        assert_eq!(Tcp::new(&cfg(), 1500, true).mss, 1448);
+        let mut c = cfg();
+        c.timestamps = false;
+        assert_eq!(Tcp::new(&c, 1500, true).mss, 1460);
+    }
+
+    #[test]
+    fn linux_buffers_double_and_keep_a_quarter_back() {
+        let t = Tcp::new(&cfg(), 1500, true);
+        // 2 × 64 KiB = 131072, less a quarter = 98304, rounded down to 536-byte rcv_mss.
+        assert_eq!(t.rcv_wnd, 98304 / 536 * 536);
+    }
+
+    #[test]
+    fn slow_start_sends_initial_window_then_grows_by_bytes_acked() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.write(10 * 1448, true);
+        let first = a.output(Time(0));
+        assert_eq!(first.len(), 2);
+        let ack = Segment {
+            seq: 0,
+            len: 0,
+            ack: 2 * 1448,
+            win: 60000,
+            push: false,
+        };
+        let r = a.on_segment(Time(1000), &ack);
+        assert!(r.space_freed && r.acked_new);
+        assert_eq!(a.cwnd, 4 * 1448);
+        assert_eq!(a.output(Time(1000)).len(), 4);
+    }
+
+    #[test]
+    fn nagle_holds_a_small_segment_while_data_is_unacked() {
+        let mut a = Tcp::new(&cfg(), 1500, false);
+        a.write(100, true);
+        assert_eq!(a.output(Time(0)).len(), 1);
+        a.write(100, true);
+        assert!(a.output(Time(1)).is_empty());
+        let mut b = Tcp::new(&cfg(), 1500, true);
+        b.write(100, true);
+        b.write(100, true);
+        // Two writes before any output merge into one unsent skb.
+        assert_eq!(b.output(Time(0)).len(), 1);
+        b.write(100, true);
+        assert_eq!(b.output(Time(1)).len(), 1);
+    }
+
+    #[test]
+    fn receiver_acks_every_second_full_segment_and_delays_a_lone_one() {
+        let mut b = Tcp::new(&cfg(), 1500, true);
+        b.rcv_mss = 1448;
+        let s1 = Segment {
+            seq: 0,
+            len: 1448,
+            ack: 0,
+            win: 60000,
+            push: false,
+        };
+        let r1 = b.on_segment(Time(0), &s1);
+        assert!(!r1.ack_now);
+        assert_eq!(b.delack_deadline, Some(Time(40_000_000_000)));
+        let s2 = Segment {
+            seq: 1448,
+            len: 1448,
+            ack: 0,
+            win: 60000,
+            push: false,
+        };
+        assert!(b.on_segment(Time(10), &s2).ack_now);
+    }
+
+    #[test]
+    fn out_of_order_segment_is_held_dup_acked_and_delivered_when_the_hole_fills() {
+        let mut b = Tcp::new(&cfg(), 1500, true);
+        let later = Segment {
+            seq: 1000,
+            len: 1000,
+            ack: 0,
+            win: 60000,
+            push: false,
+        };
+        let r = b.on_segment(Time(0), &later);
+        assert!(r.ack_now);
+        assert_eq!(r.delivered_bytes, 0);
+        assert_eq!(b.stats.out_of_order_queued, 1);
+        let hole = Segment {
+            seq: 0,
+            len: 1000,
+            ack: 0,
+            win: 60000,
+            push: false,
+        };
+        let r = b.on_segment(Time(1), &hole);
+        assert_eq!(r.delivered_bytes, 2000);
+        assert_eq!(b.readable(), 2000);
+    }
+
+    #[test]
+    fn rto_goes_back_to_the_first_unacked_byte() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.write(2 * 1448, true);
+        assert_eq!(a.output(Time(0)).len(), 2);
+        let deadline = a.rto_deadline.unwrap();
+        assert!(a.on_rto(deadline));
+        assert_eq!(a.cwnd, 1448);
+        let again = a.output(deadline);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].seq, 0);
+        assert_eq!(a.stats.retransmitted_bytes, 1448);
+    }
+}
+
+mod recovery_tests {
+    use super::super::*;
+    use super::tests_support::cfg;
+
+    #[test]
+    fn three_duplicate_acks_retransmit_without_waiting_for_the_timer() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.cwnd = 10 * 1448;
+        a.write(10 * 1448, true);
+        assert_eq!(a.output(Time(0)).len(), 10);
+        let dup = Segment {
+            seq: 0,
+            len: 0,
+            ack: 1448,
+            win: 60000,
+            push: false,
+        };
+        let first = a.on_segment(Time(10), &dup);
+        assert!(first.acked_new);
+        for t in 11..13 {
+            a.on_segment(Time(t), &dup);
+        }
+        assert_eq!(a.stats.fast_retransmits, 0, "two duplicates are not enough");
+        let r = a.on_segment(Time(13), &dup);
+        assert!(r.acked_new);
+        assert_eq!(a.stats.fast_retransmits, 1);
+        let again = a.output(Time(14));
+        assert_eq!(again.len(), 1, "only the missing segment");
+        assert_eq!(again[0].seq, 1448);
+        assert_eq!(a.stats.rto_expiries, 0);
+        // Recovery ends when everything sent before it is acknowledged.
+        let full = Segment {
+            seq: 0,
+            len: 0,
+            ack: 10 * 1448,
+            win: 60000,
+            push: false,
+        };
+        a.on_segment(Time(20), &full);
+        assert_eq!(a.cwnd, a.ssthresh);
+    }
+}
+
+mod window_tests {
+    use super::super::*;
+    use super::tests_support::cfg;
+
+    #[test]
+    fn a_window_smaller_than_a_segment_sends_what_fits() {
+        let mut a = Tcp::new(&cfg(), 9000, true);
+        a.peer_wnd = 6144;
+        a.max_peer_wnd = 6144;
+        a.write(8948, true);
+        let out = a.output(Time(0));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].len, 6144);
+        assert!(!out[0].push, "the tail keeps PUSH");
+        // The rest goes when the window reopens.
+        let ack = Segment {
+            seq: 0,
+            len: 0,
+            ack: 6144,
+            win: 6144,
+            push: false,
+        };
+        a.on_segment(Time(10), &ack);
+        let rest = a.output(Time(10));
+        assert_eq!(
+            (rest[0].seq, rest[0].len, rest[0].push),
+            (6144, 8948 - 6144, true)
+        );
+    }
+
+    #[test]
+    fn silly_windows_are_not_filled() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.peer_wnd = 100;
+        a.max_peer_wnd = 60000;
+        a.write(1448, true);
+        assert!(a.output(Time(0)).is_empty());
+    }
+}
+
+mod persist_tests {
+    use super::super::*;
+    use super::tests_support::cfg;
+
+    #[test]
+    fn a_stuck_sender_probes_the_window_and_the_peer_answers() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.peer_wnd = 100;
+        a.max_peer_wnd = 60000;
+        a.write(1448, true);
+        assert!(a.output(Time(0)).is_empty());
+        let t = a.persist_deadline.expect("persist timer armed");
+        let probe = a.on_persist(t).expect("a probe");
+        assert_eq!((probe.seq, probe.len), (WINDOW_PROBE_SEQ, 0));
+        let mut b = Tcp::new(&cfg(), 1500, true);
+        assert!(
+            b.on_segment(t, &probe).ack_now,
+            "the peer answers a probe with its window"
+        );
+    }
+}
+
+mod overlap_tests {
+    use super::super::*;
+    use super::tests_support::cfg;
+
+    #[test]
+    fn a_retransmission_overlapping_received_data_delivers_only_the_new_part() {
+        let mut b = Tcp::new(&cfg(), 1500, true);
+        b.on_segment(
+            Time(0),
+            &Segment {
+                seq: 0,
+                len: 1000,
+                ack: 0,
+                win: 60000,
+                push: false,
+            },
+        );
+        let r = b.on_segment(
+            Time(1),
+            &Segment {
+                seq: 500,
+                len: 1000,
+                ack: 0,
+                win: 60000,
+                push: false,
+            },
+        );
+        assert_eq!(r.delivered_bytes, 500);
+        assert_eq!(b.readable(), 1500);
+        assert_eq!(b.stats.duplicate_bytes, 500);
+    }
+
+    #[test]
+    fn a_sent_tail_does_not_grow_after_a_timeout() {
+        let mut a = Tcp::new(&cfg(), 1500, true);
+        a.write(700, true);
+        assert_eq!(a.output(Time(0)).len(), 1);
+        let t = a.rto_deadline.unwrap();
+        assert!(a.on_rto(t));
+        a.write(300, true);
+        let out = a.output(t);
+        // The resent segment keeps its boundaries; the new bytes follow in their own.
+        assert_eq!(
+            out.iter().map(|s| (s.seq, s.len)).collect::<Vec<_>>(),
+            vec![(0, 700), (700, 300)]
+        );
+    }
+}
