@@ -1,6 +1,7 @@
 //! Results as JSON. Every key carries its unit; per-processor entries are keyed `NODE.PROCESSOR`.
 
 use crate::hw::cpu::CATEGORIES;
+use crate::stats::catalogue::{Unit, NODE_COUNTERS};
 use crate::stats::Window;
 use crate::system::World;
 use serde_json::{json, Map, Value};
@@ -46,35 +47,34 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 }),
             );
         }
-        let app_bytes = (n.app_bytes_read.max(1)) as f64;
-        nodes.insert(
-            format!("node{i}"),
-            json!({
-                "io_bus_utilisation": n.io_busy_ps as f64 / (secs * 1e12),
-                "io_transactions": n.io_transactions,
-                "dma_bytes": n.dma_bytes,
-                "north_bridge_collisions": n.nb_collisions,
-                "north_bridge_penalty_us": n.nb_penalty_ps as f64 * 1e-6,
-                "north_bridge_transactions": n.nb_transactions.round(),
-                "north_bridge_utilisation": n.nb_busy_ps as f64 / (secs * 1e12),
-                "copy_bytes": n.copy_bytes,
-                "app_bytes_read": n.app_bytes_read,
-                "rx_dropped_ring_frames": n.rx_dropped_ring,
-                "retransmitted_bytes": n.retransmitted_bytes,
-                "acks_sent": n.acks_sent,
-                "data_segments_sent": n.data_segments_sent,
-                "delayed_ack_expiries": n.delack_expiries,
-                "rto_expiries": n.rto_expiries,
-                "fast_retransmits": n.fast_retransmits,
-                "nic_irqs_raised": n.nic_irqs_raised,
-                "ring_flushes": {"full": n.flushes[0], "idle": n.flushes[1], "push": n.flushes[2]},
-                "wakeups_per_s": n.wakeups as f64 / secs,
-                "ipis_sent_per_s": n.ipis_sent as f64 / secs,
-                // Bus crossings per payload byte read by the application (laws.md §1).
-                "memory_bus_crossings_per_byte": (n.dma_bytes + 2 * n.copy_bytes) as f64 / app_bytes,
-                "io_bus_crossings_per_byte": n.dma_bytes as f64 / app_bytes,
-            }),
+        let mut node = Map::new();
+        for (c, &v) in NODE_COUNTERS.iter().zip(&n.values) {
+            let figure = match c.unit {
+                Unit::Count => json!(v as u64),
+                Unit::PerSecond => json!(v / secs),
+                Unit::Busy => json!(v / (secs * 1e12)),
+                Unit::Micros => json!(v * 1e-6),
+                Unit::Rounded => json!(v.round()),
+            };
+            match c.key.split_once('.') {
+                Some((group, leaf)) => {
+                    let g = node.entry(group).or_insert_with(|| json!({}));
+                    g[leaf] = figure;
+                }
+                None => {
+                    node.insert(c.key.into(), figure);
+                }
+            }
+        }
+        // Bus crossings per payload byte read by the application (laws.md §1).
+        let app_bytes = n.get("app_bytes_read").max(1.0);
+        let (dma, copy) = (n.get("dma_bytes"), n.get("copy_bytes"));
+        node.insert(
+            "memory_bus_crossings_per_byte".into(),
+            json!((dma + 2.0 * copy) / app_bytes),
         );
+        node.insert("io_bus_crossings_per_byte".into(), json!(dma / app_bytes));
+        nodes.insert(format!("node{i}"), Value::Object(node));
     }
     (Value::Object(procs), Value::Object(nodes))
 }

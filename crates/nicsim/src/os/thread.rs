@@ -43,8 +43,6 @@ pub struct Thread {
     pub(crate) effect: Effect,
     pub(crate) xmit: VecDeque<Segment>,
     pub bytes_read: u64,
-    /// Bytes of messages the load thread finished processing.
-    pub consumed: u64,
 }
 
 impl Thread {
@@ -61,11 +59,6 @@ impl Thread {
             effect: Effect::None,
             xmit: VecDeque::new(),
             bytes_read: 0,
-            consumed: 0,
         }
-    }
-
-    pub fn credit(&mut self, bytes: u64) {
-        self.consumed += bytes;
     }
 }

@@ -11,7 +11,6 @@ pub struct NodeStats {
     pub backlog_dropped_bytes: u64,
     pub payload_tx_bytes: u64,
     pub payload_rx_tcp_bytes: u64,
-    pub payload_consumed_on_nic: u64,
     pub copy_bytes: u64,
     pub wakeups: u64,
     pub ipis_sent: u64,

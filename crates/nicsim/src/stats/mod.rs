@@ -1,12 +1,14 @@
 //! Statistics: snapshots of every counter, windows between two snapshots (what a sysmon-like
 //! monitor reports), and the conservation and bound checks every run must pass.
 
+pub mod catalogue;
 pub mod conservation;
 pub mod counters;
 
 use crate::hw::cpu::CATEGORIES;
 use crate::node::Node;
 use crate::units::Time;
+use catalogue::NODE_COUNTERS;
 
 #[derive(Clone, Debug, Default)]
 pub struct ProcSnap {
@@ -21,28 +23,14 @@ pub struct ProcSnap {
 #[derive(Clone, Debug, Default)]
 pub struct NodeSnap {
     pub procs: Vec<ProcSnap>,
-    pub io_busy_ps: u64,
-    pub io_transactions: u64,
-    pub dma_bytes: u64,
-    pub nb_collisions: u64,
-    pub nb_penalty_ps: u64,
-    pub nb_transactions: f64,
-    pub nb_busy_ps: u64,
-    pub copy_bytes: u64,
-    pub app_bytes_read: u64,
-    pub app_bytes_consumed: u64,
-    pub payload_tx_bytes: u64,
-    pub rx_dropped_ring: u64,
-    pub retransmitted_bytes: u64,
-    pub acks_sent: u64,
-    pub data_segments_sent: u64,
-    pub delack_expiries: u64,
-    pub rto_expiries: u64,
-    pub fast_retransmits: u64,
-    pub nic_irqs_raised: u64,
-    pub flushes: [u64; 3],
-    pub wakeups: u64,
-    pub ipis_sent: u64,
+    /// One value per `catalogue::NODE_COUNTERS` entry, in its order.
+    pub values: Vec<f64>,
+}
+
+impl NodeSnap {
+    pub fn get(&self, key: &str) -> f64 {
+        self.values[catalogue::index_of(key)]
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -72,35 +60,7 @@ impl Snapshot {
                         }
                     })
                     .collect(),
-                io_busy_ps: n.io.busy_ps,
-                io_transactions: n.io.transactions,
-                dma_bytes: n.dma.bytes,
-                nb_collisions: n.mem.nb.cpu.iter().map(|c| c.collisions).sum::<u64>()
-                    + n.mem.nb.dma.collisions,
-                nb_penalty_ps: n.mem.nb.cpu.iter().map(|c| c.penalty_ps).sum::<u64>()
-                    + n.mem.nb.dma.penalty_ps,
-                nb_transactions: n.mem.nb.cpu.iter().map(|c| c.transactions).sum::<f64>()
-                    + n.mem.nb.dma.transactions,
-                nb_busy_ps: n.mem.nb.busy_ps(),
-                copy_bytes: n.stats.copy_bytes,
-                app_bytes_read: n.threads[crate::os::thread::COMM].bytes_read,
-                app_bytes_consumed: n.threads[crate::os::thread::LOAD].consumed,
-                payload_tx_bytes: n.stats.payload_tx_bytes,
-                rx_dropped_ring: n.nic.stats.rx_dropped_ring,
-                retransmitted_bytes: n.tcp.stats.retransmitted_bytes,
-                acks_sent: n.tcp.stats.acks_sent,
-                data_segments_sent: n.tcp.stats.data_segments_sent,
-                delack_expiries: n.tcp.stats.delack_expiries,
-                rto_expiries: n.tcp.stats.rto_expiries,
-                fast_retransmits: n.tcp.stats.fast_retransmits,
-                nic_irqs_raised: n.nic.stats.irqs_raised,
-                flushes: [
-                    n.nic.stats.flush_full,
-                    n.nic.stats.flush_idle,
-                    n.nic.stats.flush_push,
-                ],
-                wakeups: n.stats.wakeups,
-                ipis_sent: n.stats.ipis_sent,
+                values: NODE_COUNTERS.iter().map(|c| (c.read)(n)).collect(),
             })
             .collect();
         Snapshot { at, nodes }
@@ -143,28 +103,7 @@ impl Window {
                         context_switches: q.context_switches - p.context_switches,
                     })
                     .collect(),
-                io_busy_ps: y.io_busy_ps - x.io_busy_ps,
-                io_transactions: y.io_transactions - x.io_transactions,
-                dma_bytes: y.dma_bytes - x.dma_bytes,
-                nb_collisions: y.nb_collisions - x.nb_collisions,
-                nb_penalty_ps: y.nb_penalty_ps - x.nb_penalty_ps,
-                nb_transactions: y.nb_transactions - x.nb_transactions,
-                nb_busy_ps: y.nb_busy_ps - x.nb_busy_ps,
-                copy_bytes: y.copy_bytes - x.copy_bytes,
-                app_bytes_read: y.app_bytes_read - x.app_bytes_read,
-                app_bytes_consumed: y.app_bytes_consumed - x.app_bytes_consumed,
-                payload_tx_bytes: y.payload_tx_bytes - x.payload_tx_bytes,
-                rx_dropped_ring: y.rx_dropped_ring - x.rx_dropped_ring,
-                retransmitted_bytes: y.retransmitted_bytes - x.retransmitted_bytes,
-                acks_sent: y.acks_sent - x.acks_sent,
-                data_segments_sent: y.data_segments_sent - x.data_segments_sent,
-                delack_expiries: y.delack_expiries - x.delack_expiries,
-                rto_expiries: y.rto_expiries - x.rto_expiries,
-                fast_retransmits: y.fast_retransmits - x.fast_retransmits,
-                nic_irqs_raised: y.nic_irqs_raised - x.nic_irqs_raised,
-                flushes: sub_arr(y.flushes, x.flushes),
-                wakeups: y.wakeups - x.wakeups,
-                ipis_sent: y.ipis_sent - x.ipis_sent,
+                values: y.values.iter().zip(&x.values).map(|(b, a)| b - a).collect(),
             })
             .collect();
         Window {
@@ -227,7 +166,7 @@ pub fn check_window(
         return Ok(());
     }
     for (i, n) in win.d.nodes.iter().enumerate() {
-        let bps = n.app_bytes_read as f64 * 8.0 / secs;
+        let bps = n.get("app_bytes_read") * 8.0 / secs;
         if bps > link_payload_bps * 1.0001 && secs > 1e-3 {
             return Err(format!("throughput bound broken: node{i} read {:.1} Mbps, above the link's payload rate {:.1} Mbps", bps / 1e6, link_payload_bps / 1e6));
         }

@@ -118,7 +118,6 @@ impl Workload for Hpcbench {
                 self.start_load(w);
             }
             (1, LOAD) => {
-                w.nodes[1].threads[LOAD].credit(m);
                 if self.comm_waiting {
                     self.comm_waiting = false;
                     self.queue.push_back(m);

@@ -1,0 +1,121 @@
+//! Every per-node counter a window reports, declared once: its key in the results (dots make
+//! nested objects), how it is read from a node, and how a window turns it into a figure.
+//! Snapshots, windows and the JSON report all iterate this table, so adding a counter is one
+//! line here (and its schema line in `docs/output.md`).
+
+use crate::node::Node;
+use crate::os::thread::COMM;
+
+/// How a window reports a counter's change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A count of events or bytes, as an integer.
+    Count,
+    /// A count per second of the window.
+    PerSecond,
+    /// Busy picoseconds as a fraction of the window.
+    Busy,
+    /// Picoseconds in microseconds.
+    Micros,
+    /// A fractional count (expected bridge transactions), rounded.
+    Rounded,
+}
+
+pub struct Counter {
+    pub key: &'static str,
+    pub unit: Unit,
+    pub read: fn(&Node) -> f64,
+}
+
+const fn c(key: &'static str, unit: Unit, read: fn(&Node) -> f64) -> Counter {
+    Counter { key, unit, read }
+}
+
+pub const NODE_COUNTERS: &[Counter] = &[
+    c("io_bus_utilisation", Unit::Busy, |n| n.io.busy_ps as f64),
+    c("io_transactions", Unit::Count, |n| n.io.transactions as f64),
+    c("dma_bytes", Unit::Count, |n| n.dma.bytes as f64),
+    c("north_bridge_collisions", Unit::Count, |n| {
+        let nb = &n.mem.nb;
+        (nb.cpu.iter().map(|c| c.collisions).sum::<u64>() + nb.dma.collisions) as f64
+    }),
+    c("north_bridge_penalty_us", Unit::Micros, |n| {
+        let nb = &n.mem.nb;
+        (nb.cpu.iter().map(|c| c.penalty_ps).sum::<u64>() + nb.dma.penalty_ps) as f64
+    }),
+    c("north_bridge_transactions", Unit::Rounded, |n| {
+        let nb = &n.mem.nb;
+        nb.cpu.iter().map(|c| c.transactions).sum::<f64>() + nb.dma.transactions
+    }),
+    c("north_bridge_utilisation", Unit::Busy, |n| {
+        n.mem.nb.busy_ps() as f64
+    }),
+    c("copy_bytes", Unit::Count, |n| n.stats.copy_bytes as f64),
+    c("app_bytes_read", Unit::Count, |n| {
+        n.threads[COMM].bytes_read as f64
+    }),
+    c("rx_dropped_ring_frames", Unit::Count, |n| {
+        n.nic.stats.rx_dropped_ring as f64
+    }),
+    c("retransmitted_bytes", Unit::Count, |n| {
+        n.tcp.stats.retransmitted_bytes as f64
+    }),
+    c("acks_sent", Unit::Count, |n| n.tcp.stats.acks_sent as f64),
+    c("data_segments_sent", Unit::Count, |n| {
+        n.tcp.stats.data_segments_sent as f64
+    }),
+    c("delayed_ack_expiries", Unit::Count, |n| {
+        n.tcp.stats.delack_expiries as f64
+    }),
+    c("rto_expiries", Unit::Count, |n| {
+        n.tcp.stats.rto_expiries as f64
+    }),
+    c("fast_retransmits", Unit::Count, |n| {
+        n.tcp.stats.fast_retransmits as f64
+    }),
+    c("nic_irqs_raised", Unit::Count, |n| {
+        n.nic.stats.irqs_raised as f64
+    }),
+    c("ring_flushes.full", Unit::Count, |n| {
+        n.nic.stats.flush_full as f64
+    }),
+    c("ring_flushes.idle", Unit::Count, |n| {
+        n.nic.stats.flush_idle as f64
+    }),
+    c("ring_flushes.push", Unit::Count, |n| {
+        n.nic.stats.flush_push as f64
+    }),
+    c("wakeups_per_s", Unit::PerSecond, |n| n.stats.wakeups as f64),
+    c("ipis_sent_per_s", Unit::PerSecond, |n| {
+        n.stats.ipis_sent as f64
+    }),
+];
+
+/// Position of `key` in `NODE_COUNTERS`.
+pub fn index_of(key: &str) -> usize {
+    NODE_COUNTERS
+        .iter()
+        .position(|c| c.key == key)
+        .unwrap_or_else(|| panic!("no node counter {key}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_unique_and_carry_their_unit() {
+        let mut keys: Vec<&str> = NODE_COUNTERS.iter().map(|c| c.key).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), NODE_COUNTERS.len());
+        for c in NODE_COUNTERS {
+            match c.unit {
+                Unit::PerSecond => assert!(c.key.ends_with("_per_s"), "{}", c.key),
+                Unit::Busy => assert!(c.key.ends_with("_utilisation"), "{}", c.key),
+                Unit::Micros => assert!(c.key.ends_with("_us"), "{}", c.key),
+                Unit::Count | Unit::Rounded => {}
+            }
+        }
+    }
+}
