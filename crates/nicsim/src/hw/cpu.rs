@@ -3,6 +3,7 @@
 //! busy time accounted by category (host-path §2.2, §2.8, §7.5).
 
 use crate::config::{Category, ProcName};
+use crate::hw::memory::Touch;
 use crate::units::{Duration, Freq, Time};
 
 pub const CATEGORIES: [Category; 5] = [
@@ -32,9 +33,16 @@ pub struct Piece {
     pub refs: f64,
     pub pio_reads: u32,
     pub pio_writes: u32,
+    /// What its references touch.
+    pub touch: Touch,
 }
 
 impl Piece {
+    pub fn touching(mut self, touch: Touch) -> Self {
+        self.touch = touch;
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
         self.cycles <= 0.0 && self.refs <= 0.0 && self.pio_reads == 0 && self.pio_writes == 0
     }
@@ -117,6 +125,8 @@ impl Job {
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk {
     pub refs: f64,
+    /// The part of its piece's touch these references cover.
+    pub touch: Touch,
     pub cycles: f64,
     pub pio_reads: u32,
     pub pio_writes: u32,
@@ -190,8 +200,19 @@ impl Processor {
             } else {
                 p.cycles
             };
+            // The chunk covers its share of the piece's bytes; the last takes the rest.
+            let last = p.refs - refs <= 1e-9;
+            let share = if last || p.refs <= 0.0 {
+                p.touch.bytes
+            } else {
+                ((p.touch.bytes as f64 * refs / p.refs).round() as u64).min(p.touch.bytes)
+            };
+            let touch = Touch::new(p.touch.region, p.touch.addr, share);
+            p.touch.addr += share;
+            p.touch.bytes -= share;
             let c = Chunk {
                 refs,
+                touch,
                 cycles,
                 pio_reads: p.pio_reads,
                 pio_writes: p.pio_writes,
@@ -275,6 +296,7 @@ mod tests {
                 refs: 100.0,
                 pio_reads: 1,
                 pio_writes: 2,
+                ..Default::default()
             });
         p.running = Some((Ctx::HardIrq, job));
         let a = p.next_chunk().unwrap();
@@ -284,5 +306,31 @@ mod tests {
         let c = p.next_chunk().unwrap();
         assert_eq!((c.pio_reads, c.refs), (0, 36.0));
         assert!(p.next_chunk().is_none());
+    }
+
+    #[test]
+    fn chunks_tile_what_their_piece_touches() {
+        use crate::hw::memory::Region;
+        let mut p = proc();
+        let touch = Touch::new(Region::SocketBuffer(1), 1000, 4096);
+        let job = Job::new(Then::Thread(0)).with(
+            Piece {
+                cat: Some(Category::Copy),
+                cycles: 100.0,
+                refs: 150.0,
+                ..Default::default()
+            }
+            .touching(touch),
+        );
+        p.running = Some((Ctx::Process, job));
+        let mut next_addr = 1000;
+        let mut total = 0;
+        while let Some(c) = p.next_chunk() {
+            assert_eq!(c.touch.region, Region::SocketBuffer(1));
+            assert_eq!(c.touch.addr, next_addr, "chunks are contiguous");
+            next_addr += c.touch.bytes;
+            total += c.touch.bytes;
+        }
+        assert_eq!(total, 4096, "the chunks cover the piece's bytes exactly");
     }
 }

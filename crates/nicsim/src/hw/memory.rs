@@ -5,6 +5,41 @@
 use crate::hw::bus::{Initiator, IoBus, NorthBridge};
 use crate::units::{Duration, Freq, Time};
 
+/// Where a piece of work's data references go, beyond its code, stack and per-CPU data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Region {
+    /// Code, stack and per-CPU data only.
+    #[default]
+    Private,
+    /// A connection's socket and protocol control block.
+    Connection(u32),
+    /// A connection's socket buffer; addresses are stream byte offsets (never wrapping), so a
+    /// cache model maps them onto its buffer size.
+    SocketBuffer(u32),
+    /// Descriptor rings and packet headers.
+    Ring,
+}
+
+/// What a piece of work touches: a region, an address in it and a size. The mean-access
+/// model prices references by count alone; a cache model (host-path §4.3, mode B) prices
+/// them by what they touch, which is why every work item carries this.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Touch {
+    pub region: Region,
+    pub addr: u64,
+    pub bytes: u64,
+}
+
+impl Touch {
+    pub fn new(region: Region, addr: u64, bytes: u64) -> Self {
+        Touch {
+            region,
+            addr,
+            bytes,
+        }
+    }
+}
+
 /// How a processor's data references are priced. This is the seam for a detailed cache model
 /// (host-path §4.3, mode B): a `Caches` variant would return, per chunk, its stall and the
 /// transactions that reach the north bridge; the node's chunk pricing calls only these two.
@@ -89,10 +124,10 @@ impl MemoryHierarchy {
         self.paths[p].model.mean_cycles()
     }
 
-    /// `refs` references by processor `p` (clocked at `clock`) issued at `at`: only the misses
-    /// reach the bridge and wait there; the stall is the mean access time either way.
-    /// Returns when they are done.
-    pub fn access(&mut self, at: Time, p: usize, clock: Freq, refs: f64) -> Time {
+    /// `refs` references by processor `p` (clocked at `clock`) issued at `at` to what `touch`
+    /// names: only the misses reach the bridge and wait there; the stall is the mean access
+    /// time either way (the mean-access model does not look at `touch`). Returns when done.
+    pub fn access(&mut self, at: Time, p: usize, clock: Freq, refs: f64, _touch: Touch) -> Time {
         if refs <= 0.0 {
             return at;
         }
@@ -171,8 +206,8 @@ mod tests {
         let mut m = MemoryHierarchy::new(nb, vec![host(), host()], 1.0);
         let clock = Freq(400_000_000);
         // cpu0 and cpu1 issue at the same instant; all hits: 100 cycles each, no bridge traffic.
-        let a = m.access(Time::ZERO, 0, clock, 100.0);
-        let b = m.access(Time::ZERO, 1, clock, 100.0);
+        let a = m.access(Time::ZERO, 0, clock, 100.0, Touch::default());
+        let b = m.access(Time::ZERO, 1, clock, 100.0, Touch::default());
         assert_eq!(a, Time::ZERO + clock.duration_of(100.0));
         assert_eq!(a, b);
         assert_eq!(m.nb.busy_ps(), 0);

@@ -18,14 +18,14 @@ use crate::hw::bus::IoBus;
 use crate::hw::cpu::{Job, Piece, Processor, Then};
 use crate::hw::dma::DmaEngine;
 use crate::hw::link::Lane;
-use crate::hw::memory::{MemPath, MemoryHierarchy};
+use crate::hw::memory::{MemPath, MemoryHierarchy, Region, Touch};
 use crate::hw::nic::{Nic, NicParams};
 use crate::os::thread::Thread;
 use crate::placement::{processors, Receive, Roles};
 use crate::stack::softirq::Softirq;
 use crate::stack::tcp::Tcp;
 use crate::stack::timers::TimerSet;
-use crate::stack::{Frame, Payload};
+use crate::stack::{Frame, Payload, FLOW};
 use crate::stats::counters::NodeStats;
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -81,6 +81,7 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
         refs: s * (c.r_pkt * count + c.r_byte * bytes),
         pio_reads: c.pio_reads * count as u32,
         pio_writes: c.pio_writes * count as u32,
+        touch: Touch::default(),
     }
 }
 
@@ -156,6 +157,16 @@ impl Node {
             procs,
             stats: NodeStats::default(),
         })
+    }
+
+    /// A connection's socket buffer from stream offset `seq`, `bytes` long.
+    pub(crate) fn socket_buffer(seq: u64, bytes: u64) -> Touch {
+        Touch::new(Region::SocketBuffer(FLOW), seq, bytes)
+    }
+
+    /// The connection's socket and control block.
+    pub(crate) fn connection() -> Touch {
+        Touch::new(Region::Connection(FLOW), 0, 0)
     }
 
     /// The processor a role runs on, by its typed id.

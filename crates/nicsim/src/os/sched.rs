@@ -89,7 +89,7 @@ impl Node {
         let t = self
             .mem
             .registers(now, p, clock, c.pio_reads, c.pio_writes, &mut self.io);
-        let t = self.mem.access(t, p, clock, c.refs) + self.procs[p].instr_time(c.cycles);
+        let t = self.mem.access(t, p, clock, c.refs, c.touch) + self.procs[p].instr_time(c.cycles);
         let ctx = self.procs[p].running.as_ref().unwrap().0;
         let pr = &mut self.procs[p];
         pr.account(ctx, c.cat, t - now);

@@ -99,11 +99,12 @@ impl Node {
                 }
                 let n = left.min(space);
                 let bell = self.toe_doorbell(tid);
+                let buf = Node::socket_buffer(self.tcp.write_seq(), n);
                 // Without checksum offload, csum_partial_copy folds the sum into this copy.
                 let fold = if self.cfg.nic.csum_offload {
                     Piece::default()
                 } else {
-                    self.piece(&c.tx_csum_fold, n, 1)
+                    self.piece(&c.tx_csum_fold, n, 1).touching(buf)
                 };
                 mk(
                     self,
@@ -112,7 +113,7 @@ impl Node {
                         push: n == left,
                     },
                     &[
-                        self.piece(&c.tx_copy, n, 1),
+                        self.piece(&c.tx_copy, n, 1).touching(buf),
                         fold,
                         self.piece(&c.skb_alloc, 0, 1),
                         bell,
@@ -126,12 +127,13 @@ impl Node {
                     return None;
                 }
                 let skbs = avail.div_ceil(self.tcp.mss as u64) as u32;
+                let buf = Node::socket_buffer(self.tcp.read_seq(), avail);
                 let bell = self.toe_doorbell(tid);
                 mk(
                     self,
                     Effect::Read { bytes: avail },
                     &[
-                        self.piece(&c.rx_copy, avail, skbs),
+                        self.piece(&c.rx_copy, avail, skbs).touching(buf),
                         self.piece(&c.skb_free, 0, skbs),
                         bell,
                     ],

@@ -4,10 +4,12 @@
 
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, Piece, Then};
+use crate::hw::memory::{Region, Touch};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::placement::{Acks, Receive};
 use crate::stack::tcp::Segment;
+use crate::stack::Payload;
 use std::rc::Rc;
 
 impl Node {
@@ -72,17 +74,23 @@ impl Node {
             if let Some(f) = frame {
                 self.sq.budget_used += 1;
                 let bytes = f.hdr.payload_bytes;
+                let seq = match f.payload {
+                    Payload::Tcp(s) => s.seq,
+                    Payload::Raw => 0,
+                };
+                let buf = Node::socket_buffer(seq, bytes);
+                let ring = Touch::new(Region::Ring, 0, f.hdr.ip_bytes);
                 let mut pieces = vec![
-                    self.piece(&c.rx_poll, bytes, 1),
+                    self.piece(&c.rx_poll, bytes, 1).touching(ring),
                     self.piece(&c.skb_alloc, 0, 1),
-                    self.piece(&c.rx_ip, bytes, 1),
-                    self.piece(&c.rx_tcp, bytes, 1),
+                    self.piece(&c.rx_ip, bytes, 1).touching(ring),
+                    self.piece(&c.rx_tcp, bytes, 1).touching(Node::connection()),
                 ];
                 if !self.cfg.nic.csum_offload {
-                    pieces.push(self.piece(&c.csum, bytes, 1));
+                    pieces.push(self.piece(&c.csum, bytes, 1).touching(buf));
                 }
                 if self.cfg.rx.softirq_payload_copy && bytes > 0 && !f.is_raw() {
-                    pieces.push(self.piece(&c.skb_copy, bytes, 1));
+                    pieces.push(self.piece(&c.skb_copy, bytes, 1).touching(buf));
                 }
                 if f.is_raw() {
                     // Consumed at the top of the stack; nothing queues it for a reader.
@@ -106,7 +114,10 @@ impl Node {
 
     pub(crate) fn xmit_pieces(&self, seg: &Segment) -> Vec<Piece> {
         let c = &self.cfg.costs;
-        let mut v = vec![self.piece(&c.tx_tcp, 0, 1), self.piece(&c.tx_ip, 0, 1)];
+        let mut v = vec![
+            self.piece(&c.tx_tcp, 0, 1).touching(Node::connection()),
+            self.piece(&c.tx_ip, 0, 1),
+        ];
         if !(self.roles.acks == Acks::NicLocal && seg.is_pure_ack()) {
             v.push(self.piece(&c.tx_dev, 0, 1));
         }

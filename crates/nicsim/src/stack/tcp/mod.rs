@@ -271,6 +271,16 @@ impl Tcp {
         )
     }
 
+    /// Stream offset of the next byte the reader copies out.
+    pub fn read_seq(&self) -> u64 {
+        self.copied_seq
+    }
+
+    /// Stream offset of the next byte a write queues.
+    pub fn write_seq(&self) -> u64 {
+        self.write_seq
+    }
+
     /// Bytes queued for the reader.
     pub fn readable(&self) -> u64 {
         self.rcv_nxt - self.copied_seq
