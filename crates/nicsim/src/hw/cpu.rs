@@ -100,6 +100,23 @@ impl Job {
         self.len += 1;
     }
 
+    /// Puts `p` before the pieces not yet started (a context switch ahead of a thread's work).
+    pub fn prepend(&mut self, p: Piece) {
+        if p.is_empty() {
+            return;
+        }
+        let (idx, len) = (self.idx as usize, self.len as usize);
+        if idx > 0 {
+            self.idx -= 1;
+            self.pieces[idx - 1] = p;
+            return;
+        }
+        assert!(len < MAX_PIECES, "job has too many pieces");
+        self.pieces.copy_within(0..len, 1);
+        self.pieces[0] = p;
+        self.len += 1;
+    }
+
     pub fn with(mut self, p: Piece) -> Self {
         self.push(p);
         self
@@ -201,14 +218,13 @@ impl Processor {
                 p.cycles
             };
             // The chunk covers its share of the piece's bytes; the last takes the rest.
-            let last = p.refs - refs <= 1e-9;
-            let share = if last || p.refs <= 0.0 {
+            let share = if p.touch.bytes == 0 || p.refs - refs <= 1e-9 || p.refs <= 0.0 {
                 p.touch.bytes
             } else {
-                ((p.touch.bytes as f64 * refs / p.refs).round() as u64).min(p.touch.bytes)
+                ((p.touch.bytes as f64 * (refs / p.refs)) as u32).min(p.touch.bytes)
             };
             let touch = Touch::new(p.touch.region, p.touch.addr, share);
-            p.touch.addr += share;
+            p.touch.addr += share as u64;
             p.touch.bytes -= share;
             let c = Chunk {
                 refs,
@@ -328,9 +344,37 @@ mod tests {
         while let Some(c) = p.next_chunk() {
             assert_eq!(c.touch.region, Region::SocketBuffer(1));
             assert_eq!(c.touch.addr, next_addr, "chunks are contiguous");
-            next_addr += c.touch.bytes;
+            next_addr += c.touch.bytes as u64;
             total += c.touch.bytes;
         }
         assert_eq!(total, 4096, "the chunks cover the piece's bytes exactly");
+    }
+
+    #[test]
+    fn a_prepended_piece_runs_before_what_is_left() {
+        let piece = |cycles| Piece {
+            cat: Some(Category::Os),
+            cycles,
+            ..Default::default()
+        };
+        let mut fresh = Job::new(Then::Nothing).with(piece(1.0)).with(piece(2.0));
+        fresh.prepend(piece(9.0));
+        let order: Vec<f64> = fresh.pieces().map(|p| p.cycles).collect();
+        assert_eq!(order, vec![9.0, 1.0, 2.0]);
+        // A job already under way keeps its progress behind the new piece.
+        let mut p = proc();
+        p.running = Some((
+            Ctx::Process,
+            Job::new(Then::Nothing).with(piece(1.0)).with(piece(2.0)),
+        ));
+        p.next_chunk();
+        let (_, mut job) = p.running.take().unwrap();
+        job.prepend(piece(9.0));
+        let order: Vec<f64> = job
+            .pieces()
+            .filter(|p| !p.is_empty())
+            .map(|p| p.cycles)
+            .collect();
+        assert_eq!(order, vec![9.0, 2.0]);
     }
 }

@@ -3,6 +3,7 @@
 //! the north bridge those that miss contend on, and each processor's register path.
 
 use crate::hw::bus::{Initiator, IoBus, NorthBridge};
+use crate::hw::frame::FlowId;
 use crate::units::{Duration, Freq, Time};
 
 /// Where a piece of work's data references go, beyond its code, stack and per-CPU data.
@@ -12,26 +13,28 @@ pub enum Region {
     #[default]
     Private,
     /// A connection's socket and protocol control block.
-    Connection(u32),
+    Connection(FlowId),
     /// A connection's socket buffer; addresses are stream byte offsets (never wrapping), so a
     /// cache model maps them onto its buffer size.
-    SocketBuffer(u32),
+    SocketBuffer(FlowId),
     /// Descriptor rings and packet headers.
     Ring,
 }
 
-/// What a piece of work touches: a region, an address in it and a size. The mean-access
+/// What a piece of work touches: a region, an address in it and a size (16 bytes: it rides in
+/// every piece of every job, and jobs are moved on every dispatch). The mean-access
 /// model prices references by count alone; a cache model (host-path §4.3, mode B) prices
 /// them by what they touch, which is why every work item carries this.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Touch {
     pub region: Region,
     pub addr: u64,
-    pub bytes: u64,
+    /// At most 4 GiB in one piece of work.
+    pub bytes: u32,
 }
 
 impl Touch {
-    pub fn new(region: Region, addr: u64, bytes: u64) -> Self {
+    pub fn new(region: Region, addr: u64, bytes: u32) -> Self {
         Touch {
             region,
             addr,

@@ -161,7 +161,7 @@ impl Node {
 
     /// A connection's socket buffer from stream offset `seq`, `bytes` long.
     pub(crate) fn socket_buffer(seq: u64, bytes: u64) -> Touch {
-        Touch::new(Region::SocketBuffer(FLOW), seq, bytes)
+        Touch::new(Region::SocketBuffer(FLOW), seq, bytes as u32)
     }
 
     /// The connection's socket and control block.
@@ -185,9 +185,4 @@ pub(crate) fn job_of(then: Then, pieces: &[Piece]) -> Job {
         j.push(*p);
     }
     j
-}
-
-pub(crate) fn prepend(j: Job, p: Piece) -> Job {
-    let rest: Vec<Piece> = j.pieces().collect();
-    job_of(j.then, &[&[p][..], &rest].concat())
 }

@@ -6,7 +6,7 @@ use super::thread::LOAD;
 use crate::engine::Engine;
 use crate::hw::cpu::{Ctx, Job, Notice, Then};
 use crate::node::effect::Effect;
-use crate::node::{prepend, Ev, Node, Wire};
+use crate::node::{Ev, Node, Wire};
 
 impl Node {
     /// Starts work on processor `p` if it is idle.
@@ -28,8 +28,8 @@ impl Node {
                 return;
             }
             // An empty job completes at once.
-            let (_, job) = self.procs[p].running.take().unwrap();
-            self.complete(eng, wire, p, job.then);
+            let then = self.finished(p);
+            self.complete(eng, wire, p, then);
         }
     }
 
@@ -64,7 +64,7 @@ impl Node {
                 if switch {
                     self.procs[p].stats.context_switches += 1;
                     let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
-                    j = prepend(j, cs);
+                    j.prepend(cs);
                     self.last_thread[p] = Some(tid);
                 }
                 return Some((Ctx::Process, j));
@@ -133,9 +133,21 @@ impl Node {
         if self.start_chunk(eng, p) {
             return;
         }
-        let (_, job) = self.procs[p].running.take().unwrap();
-        self.complete(eng, wire, p, job.then);
+        let then = self.finished(p);
+        self.complete(eng, wire, p, then);
         self.dispatch(eng, wire, p);
+    }
+
+    /// The running job on `p` is done: clears it in place and returns what follows.
+    fn finished(&mut self, p: usize) -> Then {
+        let then = self.procs[p]
+            .running
+            .as_ref()
+            .expect("a running job")
+            .1
+            .then;
+        self.procs[p].running = None;
+        then
     }
 
     pub(crate) fn complete(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, then: Then) {

@@ -9,7 +9,7 @@ pub mod softirq;
 pub mod tcp;
 pub mod timers;
 
-use crate::hw::frame::FrameHeader;
+use crate::hw::frame::{FlowId, FrameHeader};
 use tcp::Segment;
 
 /// What a frame carries above the hardware.
@@ -24,7 +24,7 @@ pub enum Payload {
 pub type Frame = crate::hw::frame::Frame<Payload>;
 
 /// The one TCP connection's flow id (more connections get their own).
-pub const FLOW: u32 = 1;
+pub const FLOW: FlowId = 1;
 
 impl Frame {
     /// A TCP segment behind `header_bytes` of IP and TCP headers.

@@ -79,7 +79,7 @@ impl Node {
                     Payload::Raw => 0,
                 };
                 let buf = Node::socket_buffer(seq, bytes);
-                let ring = Touch::new(Region::Ring, 0, f.hdr.ip_bytes);
+                let ring = Touch::new(Region::Ring, 0, f.hdr.ip_bytes as u32);
                 let mut pieces = vec![
                     self.piece(&c.rx_poll, bytes, 1).touching(ring),
                     self.piece(&c.skb_alloc, 0, 1),

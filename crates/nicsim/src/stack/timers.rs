@@ -14,17 +14,18 @@ impl TimerSet {
     const KINDS: [TimerKind; 3] = [TimerKind::Delack, TimerKind::Rto, TimerKind::Persist];
 
     /// Of `wanted` (delayed ACK, retransmission, persist), the deadlines not yet scheduled.
-    pub fn to_schedule(&mut self, wanted: [Option<Time>; 3]) -> Vec<(TimerKind, Time)> {
-        let mut out = Vec::new();
-        for (i, w) in wanted.into_iter().enumerate() {
-            if let Some(t) = w {
-                if self.scheduled[i] != Some(t) {
-                    self.scheduled[i] = Some(t);
-                    out.push((Self::KINDS[i], t));
-                }
+    pub fn to_schedule(
+        &mut self,
+        wanted: [Option<Time>; 3],
+    ) -> impl Iterator<Item = (TimerKind, Time)> + '_ {
+        wanted.into_iter().enumerate().filter_map(|(i, w)| {
+            let t = w?;
+            if self.scheduled[i] == Some(t) {
+                return None;
             }
-        }
-        out
+            self.scheduled[i] = Some(t);
+            Some((Self::KINDS[i], t))
+        })
     }
 }
 
@@ -32,16 +33,20 @@ impl TimerSet {
 mod tests {
     use super::*;
 
+    fn due(s: &mut TimerSet, wanted: [Option<Time>; 3]) -> Vec<(TimerKind, Time)> {
+        s.to_schedule(wanted).collect()
+    }
+
     #[test]
     fn each_deadline_is_scheduled_once_and_a_moved_one_again() {
         let mut s = TimerSet::default();
         let rto = Some(Time(5));
         assert_eq!(
-            s.to_schedule([None, rto, None]),
+            due(&mut s, [None, rto, None]),
             vec![(TimerKind::Rto, Time(5))]
         );
-        assert!(s.to_schedule([None, rto, None]).is_empty());
-        let both = s.to_schedule([Some(Time(2)), Some(Time(9)), None]);
+        assert!(due(&mut s, [None, rto, None]).is_empty());
+        let both = due(&mut s, [Some(Time(2)), Some(Time(9)), None]);
         assert_eq!(
             both,
             vec![(TimerKind::Delack, Time(2)), (TimerKind::Rto, Time(9))]
