@@ -14,27 +14,28 @@ pub enum Region {
     Private,
     /// A connection's socket and protocol control block.
     Connection(FlowId),
-    /// A connection's socket buffer; addresses are stream byte offsets (never wrapping), so a
-    /// cache model maps them onto its buffer size.
+    /// A connection's socket buffer; addresses are stream byte offsets modulo 2^32, so a cache
+    /// model maps them onto its buffer size (any power of two up to 4 GiB maps exactly).
     SocketBuffer(FlowId),
     /// Descriptor rings and packet headers.
     Ring,
 }
 
-/// What a piece of work touches: a region, an address in it and a size (16 bytes: it rides in
-/// every piece of every job, and jobs are moved on every dispatch). The mean-access
+/// What a piece of work touches: a region, an address in it and a size. Twelve bytes: it
+/// rides in every piece of every job, and jobs move on every dispatch, so a piece stays at
+/// 32 bytes. The mean-access
 /// model prices references by count alone; a cache model (host-path §4.3, mode B) prices
 /// them by what they touch, which is why every work item carries this.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Touch {
     pub region: Region,
-    pub addr: u64,
+    pub addr: u32,
     /// At most 4 GiB in one piece of work.
     pub bytes: u32,
 }
 
 impl Touch {
-    pub fn new(region: Region, addr: u64, bytes: u32) -> Self {
+    pub fn new(region: Region, addr: u32, bytes: u32) -> Self {
         Touch {
             region,
             addr,
@@ -134,7 +135,7 @@ impl MemoryHierarchy {
         if refs <= 0.0 {
             return at;
         }
-        let path = self.paths[p];
+        let path = &self.paths[p];
         let mut t = at;
         if path.contended {
             t += self
@@ -156,6 +157,9 @@ impl MemoryHierarchy {
         writes: u32,
         io: &mut IoBus,
     ) -> Time {
+        if reads == 0 && writes == 0 {
+            return at;
+        }
         let mut t = at;
         match self.paths[p].local_io_cycles {
             Some(cyc) => t += clock.duration_of(cyc * (reads + writes) as f64),

@@ -79,8 +79,8 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
         cat: Some(c.category),
         cycles: s * (c.i_pkt * count + c.i_byte * bytes),
         refs: s * (c.r_pkt * count + c.r_byte * bytes),
-        pio_reads: c.pio_reads * count as u32,
-        pio_writes: c.pio_writes * count as u32,
+        pio_reads: register_accesses(c.pio_reads, count),
+        pio_writes: register_accesses(c.pio_writes, count),
         touch: Touch::default(),
     }
 }
@@ -161,7 +161,7 @@ impl Node {
 
     /// A connection's socket buffer from stream offset `seq`, `bytes` long.
     pub(crate) fn socket_buffer(seq: u64, bytes: u64) -> Touch {
-        Touch::new(Region::SocketBuffer(FLOW), seq, bytes as u32)
+        Touch::new(Region::SocketBuffer(FLOW), seq as u32, bytes as u32)
     }
 
     /// The connection's socket and control block.
@@ -177,6 +177,11 @@ impl Node {
     pub(crate) fn piece(&self, c: &StageCost, bytes: u64, count: u32) -> Piece {
         scaled(c, &self.cfg.costs, bytes as f64, count as f64)
     }
+}
+
+fn register_accesses(per_item: u32, count: f64) -> u8 {
+    u8::try_from(per_item * count as u32)
+        .expect("a stage's register accesses per work item (pio_reads, pio_writes) exceed 255")
 }
 
 pub(crate) fn job_of(then: Then, pieces: &[Piece]) -> Job {

@@ -63,9 +63,11 @@ pub fn build(cfg: &Config) -> Box<dyn Workload> {
 /// and every finished thread operation is handed to it after the event that finished it.
 pub fn drive(w: &mut World, wl: &mut dyn Workload) -> Result<(), String> {
     wl.start(w)?;
+    // The workload's own next time changes only when it is called; asked again after each call.
+    let mut next = wl.next_time();
     loop {
         let peek = w.eng.peek_time();
-        let due = match wl.next_time() {
+        let due = match next {
             Some(When::Before(t)) => peek.is_none_or(|p| p >= t),
             Some(When::After(t)) => peek.is_none_or(|p| p > t),
             None => false,
@@ -74,13 +76,16 @@ pub fn drive(w: &mut World, wl: &mut dyn Workload) -> Result<(), String> {
             if wl.on_time(w)? == Flow::Stop {
                 return Ok(());
             }
+            next = wl.next_time();
             continue;
         }
         if !w.step() {
             return Err(wl.stalled(w));
         }
         while let Some((node, tid)) = w.take_done() {
-            match wl.on_done(w, node, tid)? {
+            let flow = wl.on_done(w, node, tid)?;
+            next = wl.next_time();
+            match flow {
                 Flow::Continue => {}
                 Flow::Yield => break,
                 Flow::Stop => return Ok(()),
