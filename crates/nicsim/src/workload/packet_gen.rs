@@ -89,7 +89,10 @@ impl Workload for PacketGen {
     }
 
     fn next_time(&self) -> Option<When> {
-        Some(if self.next < self.end {
+        Some(if self.before.is_none() && self.next >= self.warm_end {
+            // The window opens before anything at or after its start has run.
+            When::Before(self.warm_end)
+        } else if self.next < self.end {
             When::After(self.next)
         } else {
             When::Before(self.end)
@@ -97,21 +100,23 @@ impl Workload for PacketGen {
     }
 
     fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
+        if self.before.is_none() && self.next >= self.warm_end {
+            let delivered = w.nodes[1].stats.raw_delivered;
+            self.before = Some((w.snapshot_at(self.warm_end), delivered));
+            self.offered.1 = self.offered.0;
+            return Ok(Flow::Continue);
+        }
         if self.next < self.end {
-            if self.before.is_none() && self.next >= self.warm_end {
-                let delivered = w.nodes[1].stats.raw_delivered;
-                self.before = Some((w.snapshot_at(self.warm_end), delivered));
-                self.offered.1 = self.offered.0;
-            }
             // The arrival advances the clock through the engine, so the event count is honest.
             w.eng.at(self.next, Ev::Workload);
             w.eng.pop();
             self.inject(w);
             return Ok(Flow::Continue);
         }
-        let Some((b, d0)) = &self.before else {
-            return Err("packet_gen: the run ended before its warm-up finished".into());
-        };
+        let (b, d0) = self
+            .before
+            .as_ref()
+            .expect("the window opened before it closed");
         let window = Window::between(b, &w.snapshot_at(self.end));
         w.check(&window)?;
         let delivered = w.nodes[1].stats.raw_delivered - d0;
