@@ -92,6 +92,7 @@ impl Job {
         }
     }
 
+    #[inline(always)]
     pub fn push(&mut self, p: Piece) {
         if p.is_empty() {
             return;
@@ -143,7 +144,8 @@ impl Job {
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk {
     pub refs: f64,
-    /// The part of its piece's touch these references cover.
+    /// What its piece touches (a model that prices by address splits it over the piece's
+    /// chunks by their references; the mean-access model does not look).
     pub touch: Touch,
     pub cycles: f64,
     pub pio_reads: u32,
@@ -218,18 +220,9 @@ impl Processor {
             } else {
                 p.cycles
             };
-            // The chunk covers its share of the piece's bytes; the last takes the rest.
-            let share = if p.touch.bytes == 0 || p.refs - refs <= 1e-9 || p.refs <= 0.0 {
-                p.touch.bytes
-            } else {
-                ((p.touch.bytes as f64 * (refs / p.refs)) as u32).min(p.touch.bytes)
-            };
-            let touch = Touch::new(p.touch.region, p.touch.addr, share);
-            p.touch.addr = p.touch.addr.wrapping_add(share);
-            p.touch.bytes -= share;
             let c = Chunk {
                 refs,
-                touch,
+                touch: p.touch,
                 cycles,
                 pio_reads: p.pio_reads as u32,
                 pio_writes: p.pio_writes as u32,
@@ -326,29 +319,34 @@ mod tests {
     }
 
     #[test]
-    fn chunks_tile_what_their_piece_touches() {
+    fn every_chunk_carries_what_its_piece_touches() {
         use crate::hw::memory::Region;
         let mut p = proc();
         let touch = Touch::new(Region::SocketBuffer(1), 1000, 4096);
-        let job = Job::new(Then::Thread(0)).with(
-            Piece {
-                cat: Some(Category::Copy),
-                cycles: 100.0,
-                refs: 150.0,
+        let job = Job::new(Then::Thread(0))
+            .with(
+                Piece {
+                    cat: Some(Category::Copy),
+                    cycles: 100.0,
+                    refs: 150.0,
+                    ..Default::default()
+                }
+                .touching(touch),
+            )
+            .with(Piece {
+                cat: Some(Category::Os),
+                cycles: 10.0,
                 ..Default::default()
-            }
-            .touching(touch),
-        );
+            });
         p.running = Some((Ctx::Process, job));
-        let mut next_addr = 1000;
-        let mut total = 0;
-        while let Some(c) = p.next_chunk() {
-            assert_eq!(c.touch.region, Region::SocketBuffer(1));
-            assert_eq!(c.touch.addr, next_addr, "chunks are contiguous");
-            next_addr += c.touch.bytes;
-            total += c.touch.bytes;
-        }
-        assert_eq!(total, 4096, "the chunks cover the piece's bytes exactly");
+        let chunks: Vec<Chunk> = std::iter::from_fn(|| p.next_chunk()).collect();
+        assert_eq!(
+            chunks.len(),
+            4,
+            "150 references in batches of 64, then the OS piece"
+        );
+        assert!(chunks[..3].iter().all(|c| c.touch == touch));
+        assert_eq!(chunks[3].touch, Touch::default());
     }
 
     #[test]

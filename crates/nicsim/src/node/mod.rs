@@ -184,6 +184,7 @@ fn register_accesses(per_item: u32, count: f64) -> u8 {
         .expect("a stage's register accesses per work item (pio_reads, pio_writes) exceed 255")
 }
 
+#[inline(always)]
 pub(crate) fn job_of(then: Then, pieces: &[Piece]) -> Job {
     let mut j = Job::new(then);
     for p in pieces {
