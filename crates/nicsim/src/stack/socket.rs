@@ -70,7 +70,7 @@ impl Node {
             self.tcp.rto_deadline,
             self.tcp.persist_deadline,
         ];
-        for (kind, at) in self.timers.to_schedule(wanted) {
+        for (kind, at) in self.timers.to_schedule(wanted).into_iter().flatten() {
             eng.at(
                 at.max(eng.now()),
                 Ev::Timer {

@@ -14,18 +14,17 @@ impl TimerSet {
     const KINDS: [TimerKind; 3] = [TimerKind::Delack, TimerKind::Rto, TimerKind::Persist];
 
     /// Of `wanted` (delayed ACK, retransmission, persist), the deadlines not yet scheduled.
-    pub fn to_schedule(
-        &mut self,
-        wanted: [Option<Time>; 3],
-    ) -> impl Iterator<Item = (TimerKind, Time)> + '_ {
-        wanted.into_iter().enumerate().filter_map(|(i, w)| {
-            let t = w?;
-            if self.scheduled[i] == Some(t) {
-                return None;
+    pub fn to_schedule(&mut self, wanted: [Option<Time>; 3]) -> [Option<(TimerKind, Time)>; 3] {
+        let mut out = [None; 3];
+        for i in 0..3 {
+            if let Some(t) = wanted[i] {
+                if self.scheduled[i] != Some(t) {
+                    self.scheduled[i] = Some(t);
+                    out[i] = Some((Self::KINDS[i], t));
+                }
             }
-            self.scheduled[i] = Some(t);
-            Some((Self::KINDS[i], t))
-        })
+        }
+        out
     }
 }
 
@@ -34,7 +33,7 @@ mod tests {
     use super::*;
 
     fn due(s: &mut TimerSet, wanted: [Option<Time>; 3]) -> Vec<(TimerKind, Time)> {
-        s.to_schedule(wanted).collect()
+        s.to_schedule(wanted).into_iter().flatten().collect()
     }
 
     #[test]
