@@ -1,6 +1,9 @@
 //! The thin Python binding: JSON in, JSON out. All validation with friendly messages happens in
 //! Python; errors here are mapped to `ValueError` (configuration) or `RuntimeError` (simulation).
 
+// The `#[pyfunction]` expansion converts `PyErr` into itself; clippy flags the generated code.
+#![allow(clippy::useless_conversion)]
+
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
