@@ -3,10 +3,11 @@
 A fast discrete-event simulator of the whole host communication path (CPUs, memory, buses,
 NIC, link, TCP), NetPIPE and Hpcbench workloads, and the LAWS analytical models.
 """
+from ._core import __version__
 from .config import resolve
 from .errors import ConfigError, SimulationError
 
-__all__ = ["resolve", "run", "sweep", "ConfigError", "SimulationError"]
+__all__ = ["resolve", "run", "sweep", "ConfigError", "SimulationError", "__version__"]
 
 
 def run(cfg=None, sets=None):

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import time
 
@@ -17,6 +19,29 @@ class _Parser(argparse.ArgumentParser):
         raise ConfigError(f"{where}: {message}" if where else f"{message} (see nicsim --help)")
 
 
+def _bounded(option: str, lo: float, hi: float, lo_open: bool = False):
+    """An argparse type: a finite number within [lo, hi] (or (lo, hi]), else one clear line."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        low_ok = v > lo if lo_open else v >= lo
+        if not math.isfinite(v) or not low_ok or v > hi:
+            bound = f"above {lo:g}" if lo_open else f"at least {lo:g}"
+            raise argparse.ArgumentTypeError(f"{text!r} must be a finite number {bound} and at most {hi:g}")
+        return v
+
+    return parse
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", nargs="?", default="ortiz2008-base", help="preset name or TOML file (default ortiz2008-base)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
@@ -25,21 +50,22 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="nicsim", description="Simulate where a server's network protocol processing should run.")
+    ap.add_argument("--version", action="version", version=f"nicsim {_version()}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     d = sub.add_parser("demo", help="base-system NetPIPE curves on built-in defaults: table and plot")
     d.add_argument("--out", default="nicsim-demo", help="directory for the plot and JSON (default nicsim-demo)")
     d.add_argument("--quick", action="store_true", help="shorter points (0.2 s simulated each)")
     n = sub.add_parser("netpipe", help="NetPIPE streaming or ping-pong curve")
     _common(n)
-    n.add_argument("--mode", choices=("stream", "pingpong"))
+    n.add_argument("--mode", choices=("stream", "pingpong"), help="stream (bandwidth, the default) or pingpong (latency)")
     n.add_argument("--max-size", help="largest message, e.g. '64 KiB'")
     n.add_argument("--plot", help="write the throughput and latency plot to this file")
     r = sub.add_parser("run", help="run the workload a configuration file names")
     _common(r)
     h = sub.add_parser("hpcbench", help="streaming with an application-load thread (sysmon-style report)")
     _common(h)
-    h.add_argument("--gamma", type=float, help="application ratio γ = a/o (o measured on the base system)")
-    h.add_argument("--app-work-per-byte", type=float, help="load-thread cycles per received byte (a)")
+    h.add_argument("--gamma", type=_bounded("--gamma", 0, 1000), help="application ratio γ = a/o (o measured on the base system), 0 to 1000")
+    h.add_argument("--app-work-per-byte", type=_bounded("--app-work-per-byte", 0, 1e6), help="load-thread cycles per received byte (a), 0 to 10^6")
     h.add_argument("--msg-size", help="message size, e.g. '256 KiB'")
     h.add_argument("--duration", help="measured window, e.g. '2 s'")
     g = sub.add_parser("gamma-sweep", help="δb(γ) for a placement against base")
@@ -50,13 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--plot", help="write δb(γ) plot to this file")
     sub.add_parser("presets", help="list the presets")
     pp = sub.add_parser("params", help="list every parameter with unit, default and source")
-    pp.add_argument("--markdown", action="store_true")
+    pp.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/configuration.md)")
     b = sub.add_parser("bench", help="engine speed on the reference M/D/1 tandem scenario")
-    b.add_argument("--json", action="store_true")
-    b.add_argument("--duration", type=float, default=1.0, help="simulated seconds (default 1)")
+    b.add_argument("--json", action="store_true", help="print one JSON document")
+    b.add_argument("--duration", type=_bounded("--duration", 0, 100, lo_open=True), default=1.0, help="simulated seconds, above 0 and at most 100 (default 1)")
     # Commands with parsers of their own, listed here for --help (dispatched before argparse).
     sub.add_parser("laws", help="evaluate LAWS and the modified LAWS; 'laws fit' fits δa, δo, τ (see nicsim laws --help)")
-    sub.add_parser("study", help="'study laws CONFIG': simulated δb(γ) against LAWS, with a fit and bound violations")
+    st = sub.add_parser("study", help="'study laws CONFIG': simulated δb(γ) against LAWS, with a fit and bound violations (see nicsim study laws --help)",
+                        description="Studies. laws: simulated δb(γ) of a placement against LAWS and the modified LAWS, with a fit and bound violations; see 'nicsim study laws --help'.")
+    st.add_argument("study", choices=("laws",), help="the study to run: laws")
     sub.add_parser("sweep", help="design-space sweep into a result store (see nicsim sweep --help)")
     sub.add_parser("report", help="HTML, PNG and SVG report of a result store")
     v = sub.add_parser("validate", help="the model against the base targets T1-T5 and training rows P1-P3, or a table of your own")
@@ -86,6 +114,10 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("nicsim: interrupted", file=sys.stderr)
         sys.exit(130)
+    except BrokenPipeError:
+        # The reader went away (`nicsim params | head`): stop quietly, as Unix tools do.
+        sys.stdout = open(os.devnull, "w")
+        sys.exit(141)
 
 
 def _dispatch(argv: list[str]) -> int:
@@ -251,17 +283,18 @@ def cmd_params(args) -> int:
     from .params import PARAMS
 
     if args.markdown:
-        print("| key | unit | default | description | source |\n|---|---|---|---|---|")
+        print("| key | unit | default | range | description | source |\n|---|---|---|---|---|---|")
     for p in PARAMS:
         unit = {"size": "bytes", "rate": "bit/s", "freq": "Hz", "time": "ps"}.get(p.kind, p.kind)
         dflt = p.default if p.kind != "choice" else (p.default or "(from preset)")
         if p.kind in units.PARSERS and isinstance(dflt, int) and dflt == 0:
             dflt = "0 (auto)"
         choices = f" ({' | '.join(c for c in p.choices if c)})" if p.choices else ""
+        span = f"{p.min:g} to {p.max:g}" if p.min is not None and p.max is not None else ""
         if args.markdown:
-            print(f"| `{p.key}` | {unit} | {dflt} | {p.description}{choices} | {p.source} |")
+            print(f"| `{p.key}` | {unit} | {dflt} | {span} | {p.description}{choices} | {p.source} |")
         else:
-            print(f"{p.key:<40} {str(dflt):<12} {p.description}{choices}  {p.source}")
+            print(f"{p.key:<40} {str(dflt):<12} {span:<16} {p.description}{choices}  {p.source}")
     return 0
 
 
@@ -294,7 +327,12 @@ def cmd_demo(args) -> int:
     from .plot import plot_netpipe
 
     out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"--out: {args.out} is a file; give a directory (it is created if missing)")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigError(f"--out: cannot create {args.out}: {e.strerror}") from None
     extra = {"workload.netpipe.target_ps": "200 ms"} if args.quick else {}
     results = {}
     for mode in ("pingpong", "stream"):

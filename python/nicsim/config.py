@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import hashlib
 import json
 import tomllib
@@ -94,6 +95,8 @@ def parse_value(p: Param, raw: Any) -> Any:
             if isinstance(raw, bool):
                 raise ValueError
             v = float(raw)
+            if not math.isfinite(v):
+                raise ConfigError(f"{p.key}: {raw!r} is not a finite number ({p.description})")
         elif p.kind == "choice":
             v = str(raw)
             if v not in p.choices:

@@ -2,6 +2,8 @@
 from the model's own cycle accounting (laws.md §4.4, host-path §7.4)."""
 from __future__ import annotations
 
+import math
+
 import re
 from typing import Any
 
@@ -132,8 +134,10 @@ def run_hpcbench(config_source=None, sets=None, gamma=None, a=None, msg_size=Non
     sets = _sets(sets)
     if gamma is not None and a is not None:
         raise ConfigError("--gamma and --app-work-per-byte are exclusive; give one")
-    if gamma is not None and gamma < 0:
-        raise ConfigError(f"--gamma: {gamma} must be at least 0")
+    if gamma is not None and not (math.isfinite(gamma) and gamma >= 0):
+        raise ConfigError(f"--gamma: {gamma} must be a finite number, at least 0")
+    if a is not None and not (math.isfinite(a) and a >= 0):
+        raise ConfigError(f"--app-work-per-byte: {a} must be a finite number, at least 0")
     # o always comes from the base run: every report carries the LAWS quantities.
     o = measured_o(api.run(resolve(config_source, _hpc_sets(config_source, base_of(sets), msg_size, duration, 0.0))))
     a_bit = gamma * o if gamma is not None else (a / 8.0 if a is not None else None)

@@ -4,7 +4,7 @@ into integers in base units (Hz, bytes, bit/s, picoseconds), and format them bac
 Grammar (docs/units.md): `b` is a bit and `B` a byte. Rates and frequencies take SI prefixes
 (k, M, G, T). Sizes take IEC prefixes (KiB, MiB, GiB) or plain B; `kB`, `KB` and `MB` are
 rejected so nobody has to guess whether they meant 10^3 or 2^10. Times are ps, ns, us (or µs),
-ms or s. A bare number is already in base units.
+ms or s. A bare number (`9000`, `1e9`) is already in base units.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ SI = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 IEC = {"": 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
 TIME_PS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12}
 
-_NUM = r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*"
+_NUM = r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*"
 
 
 class UnitError(ValueError):
@@ -46,7 +46,10 @@ def _parse(v, what: str, scale_of, base: str, example: str) -> int:
     if isinstance(v, str) and v.strip().isdigit():
         return int(v)  # a bare integer is already in base units, as the key's name says
     x, unit = _split(str(v))
-    scale = scale_of(unit, v)
+    if x < 0:
+        raise UnitError(f"{v!r} is negative; a {what} is at least 0")
+    # A bare number ('1e9', '2.5e6') is in base units, like a bare integer.
+    scale = 1 if unit == "" else scale_of(unit, v)
     if scale is None:
         raise UnitError(f"{v!r} is not a {what}; expected e.g. {example}")
     return _integral(x * scale, str(v), base)

@@ -1,0 +1,109 @@
+"""The first hour of a new user (issue 19): every mistake gets one clear line naming the key
+or option, never a traceback, a panic, a hang or a silent change of meaning."""
+import math
+import subprocess
+import sys
+
+import pytest
+
+import nicsim
+from nicsim import api
+from nicsim.config import resolve
+from nicsim.errors import ConfigError, SimulationError
+from nicsim.hpc import run_hpcbench
+from nicsim.params import PARAMS
+
+NUMERIC = [p for p in PARAMS if p.kind in ("int", "float", "size", "rate", "freq", "time")]
+GARBAGE = ["nan", "inf", "-inf", "-1", "1e30", "abc", "1 furlong", "", None, True, [1],
+           float("nan"), float("inf"), -5, 10**30, "-1500 B", "12 parsecs"]
+
+
+def cli(*args, timeout=60):
+    return subprocess.run([sys.executable, "-m", "nicsim", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_every_number_has_both_bounds():
+    assert [p.key for p in NUMERIC if p.min is None or p.max is None] == []
+
+
+@pytest.mark.parametrize("p", NUMERIC, ids=lambda p: p.key)
+def test_garbage_is_refused_by_name_or_accepted_in_range(p):
+    for raw in GARBAGE:
+        try:
+            v = resolve(None, {p.key: raw}).values[p.key]
+        except ConfigError as e:
+            assert p.key in str(e), (raw, str(e))
+            assert "\n" not in str(e)
+            continue
+        assert isinstance(v, (int, float)) and math.isfinite(v) and p.min <= v <= p.max, (raw, v)
+
+
+def test_a_huge_miss_time_names_the_key_instead_of_overflowing_time():
+    with pytest.raises(ConfigError, match=r"mem\.miss_cycles.*at most"):
+        resolve(None, {"mem.miss_cycles": "1e30"})
+
+
+def test_extreme_hardware_runs_or_fails_clearly():
+    """Every hardware key at both ends of its range: the run completes or stops with a
+    simulation error of the model (never an internal error, a panic or a hang)."""
+    base = {"workload.netpipe.sizes_bytes": "1 B,4 KiB", "workload.netpipe.target_ps": "1 ms",
+            "workload.netpipe.stop_ps": "10 ms"}
+    for p in NUMERIC:
+        if p.key.startswith("workload."):
+            continue
+        for v in (p.min, p.max):
+            try:
+                api.run("ortiz2008-offload", {**base, p.key: v if p.kind == "float" else int(v)})
+            except ConfigError as e:
+                assert p.key.split(".")[1] in str(e) or "must not exceed" in str(e), str(e)
+            except SimulationError as e:
+                assert "internal error" not in str(e), (p.key, v, str(e))
+
+
+def test_negative_sizes_and_bare_rates_read_as_written():
+    with pytest.raises(ConfigError, match="negative"):
+        resolve(None, {"nic.mtu_bytes": "-1500 B"})
+    assert resolve(None, {"link.rate_bps": "1e9"}).values["link.rate_bps"] == 10**9
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "1e30", "x"])
+def test_bench_duration_is_checked(value):
+    r = cli("bench", "--duration", value, timeout=30)
+    assert r.returncode == 2 and "--duration" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_gamma_is_checked_on_the_command_line_and_in_the_api(value):
+    r = cli("hpcbench", "--gamma", value, timeout=30)
+    assert r.returncode == 2 and "--gamma" in r.stderr and "Traceback" not in r.stderr
+    with pytest.raises(ConfigError, match="--gamma"):
+        run_hpcbench("ortiz2008-base", gamma=float(value))
+
+
+def test_demo_into_an_existing_file_is_one_line(tmp_path):
+    f = tmp_path / "taken"
+    f.write_text("mine")
+    r = cli("demo", "--quick", "--out", str(f), timeout=30)
+    assert r.returncode == 2 and "--out" in r.stderr and "Traceback" not in r.stderr
+    assert f.read_text() == "mine"
+
+
+def test_version_is_reported():
+    assert isinstance(nicsim.__version__, str) and nicsim.__version__[0].isdigit()
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"nicsim {nicsim.__version__}"
+
+
+def test_help_describes_every_option():
+    assert "laws" in cli("study", "--help").stdout
+    for cmd, option in (("netpipe", "--mode"), ("params", "--markdown"), ("bench", "--json")):
+        text = cli(cmd, "--help").stdout
+        after = text.rsplit(option, 1)[1].split("\n")  # the options list, not the usage line
+        line = after[0] + ("" if after[1].strip().startswith("-") else " " + after[1])
+        words = [w for w in line.split() if not w.startswith("{")]
+        assert len(words) > 2, f"{cmd} {option} has no help: {line!r}"
+
+
+def test_a_closed_pipe_is_not_a_traceback():
+    r = subprocess.run(f"{sys.executable} -m nicsim params | head -1", shell=True, capture_output=True, text=True, timeout=30)
+    assert r.stdout.startswith("run.seed") and "Traceback" not in r.stderr
