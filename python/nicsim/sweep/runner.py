@@ -12,9 +12,11 @@ scheduler reschedules a task whose worker died (`distributed.scheduler.allowed-f
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import sys
+import types
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
@@ -41,6 +43,21 @@ def _context():
     return mp.get_context("spawn")  # pragma: no cover
 
 
+@contextlib.contextmanager
+def _main_hidden():
+    """Worker processes start by importing the parent's `__main__` (multiprocessing's safe-
+    importing rule), which re-runs a script that calls `sweep` without an `if __name__ ==
+    "__main__":` guard, or fails on `python -` and `python -c`. Workers need nothing from
+    `__main__` (a task is plain data for `worker.run_point`), so while the pool starts them
+    the main module is a bare one."""
+    real = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = real
+
+
 def _died(point, attempts: int, why: str) -> dict:
     return {"key": point.key, "status": "failed", "result": None, "summary": {},
             "error": f"WorkerDied: the worker process died running this point {attempts} time(s) ({why})", "wall_s": None}
@@ -48,6 +65,11 @@ def _died(point, attempts: int, why: str) -> dict:
 
 def run_local(points: list, workers: int, on_done: OnDone, retries: int = 2) -> None:
     """Runs `points` on `workers` processes, calling `on_done` as each finishes."""
+    with _main_hidden():
+        _run_local(points, workers, on_done, retries)
+
+
+def _run_local(points: list, workers: int, on_done: OnDone, retries: int) -> None:
     ctx = _context()
     queue = list(reversed(points))  # pop() from the end keeps grid order
     suspects: list = []
