@@ -107,3 +107,56 @@ def test_help_describes_every_option():
 def test_a_closed_pipe_is_not_a_traceback():
     r = subprocess.run(f"{sys.executable} -m nicsim params | head -1", shell=True, capture_output=True, text=True, timeout=30)
     assert r.stdout.startswith("run.seed") and "Traceback" not in r.stderr
+
+
+def _types(x):
+    if isinstance(x, dict):
+        for v in x.values():
+            yield from _types(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _types(v)
+    else:
+        yield type(x)
+
+
+SHORT = {"workload.netpipe.sizes_bytes": "1 B,4 KiB,64 KiB,1 MiB", "workload.netpipe.target_ps": "5 ms"}
+
+
+def test_run_returns_plain_python_types_and_frames_for_notebooks():
+    r = nicsim.run("ortiz2008-base", SHORT)
+    assert set(_types(r)) <= {int, float, str, bool, type(None)}
+    f = nicsim.frames(r)
+    assert list(f["points"]["size_bytes"]) == [1, 4096, 65536, 1048576]
+    assert len(f["processors"]) == 4 * 2 and f["processors"]["utilisation"].between(0, 1).all()
+
+
+def test_a_section_given_a_value_says_a_table_is_expected(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("nic = 5\n")
+    with pytest.raises(ConfigError, match=r"nic: a table of settings is expected"):
+        resolve(str(bad))
+
+
+def test_stream_mode_does_not_call_its_first_time_a_latency():
+    r = cli("netpipe", "--set", "workload.netpipe.sizes_bytes=1 B,4 KiB", "--set", "workload.netpipe.target_ps=5 ms")
+    assert r.returncode == 0 and "time per message" in r.stdout and "latency (first point" not in r.stdout
+
+
+def test_the_latency_breakdown_never_shows_negative_bus_waits():
+    for preset in ("ortiz2008-base", "ortiz2008-offload", "ortiz2008-onload", "ortiz2008-hybrid"):
+        r = cli("netpipe", preset, "--mode", "pingpong", "--set", "workload.netpipe.sizes_bytes=1 B", "--set", "workload.netpipe.target_ps=5 ms")
+        for line in r.stdout.splitlines():
+            if "bus waits" in line:
+                assert float(line.split()[-1]) >= 0, line
+
+
+def test_the_demo_figure_names_its_preset(tmp_path, monkeypatch):
+    import nicsim.plot as plot
+    from nicsim import cli as nc
+
+    seen = {}
+    monkeypatch.setattr(plot, "plot_netpipe", lambda *a, **k: seen.update(k))
+    with pytest.raises(SystemExit) as e:
+        nc.main(["demo", "--quick", "--out", str(tmp_path / "demo")])
+    assert e.value.code == 0 and "ortiz2008-base" in seen.get("title", "")

@@ -7,7 +7,7 @@ from ._core import __version__
 from .config import resolve
 from .errors import ConfigError, SimulationError
 
-__all__ = ["resolve", "run", "sweep", "ConfigError", "SimulationError", "__version__"]
+__all__ = ["resolve", "run", "frames", "sweep", "ConfigError", "SimulationError", "__version__"]
 
 
 def run(cfg=None, sets=None):
@@ -15,6 +15,13 @@ def run(cfg=None, sets=None):
     from .api import run as _run
 
     return _run(cfg, sets)
+
+
+def frames(result):
+    """A NetPIPE result as pandas DataFrames: {'points': ..., 'processors': ...}."""
+    from .api import frames as _frames
+
+    return _frames(result)
 
 
 def __getattr__(name):

@@ -59,9 +59,27 @@ def knee_bytes(sizes: np.ndarray, times_s: np.ndarray, t0_s: float) -> tuple[flo
     t(n) = t0 + n/R∞ to the largest sizes (the top quarter, at least three points)."""
     k = max(3, len(sizes) // 4)
     n, t = sizes[-k:], times_s[-k:]
-    slope = np.polyfit(n, t, 1)[0]
+    slope = float(np.polyfit(n, t, 1)[0])
     r_inf = 1.0 / slope if slope > 0 else float("inf")
-    return t0_s * r_inf, r_inf
+    return float(t0_s) * r_inf, r_inf
+
+
+def frames(result: dict) -> dict[str, "pd.DataFrame"]:
+    """A NetPIPE result as pandas tables for notebooks: `points` (one row per message size:
+    size, repetitions, time, throughputs) and `processors` (one row per point and processor:
+    utilisation, busy share per category, interrupt and context-switch rates)."""
+    import pandas as pd
+
+    pts = result.get("points") or []
+    points = pd.DataFrame([{k: v for k, v in p.items() if not isinstance(v, dict)} for p in pts])
+    rows = []
+    for p in pts:
+        for name, pr in p["processors"].items():
+            row = {"size_bytes": p["size_bytes"], "processor": name, "utilisation": pr["utilisation"]}
+            row.update({f"busy_{c}": v for c, v in pr["busy"].items()})
+            row.update({k: v for k, v in pr.items() if k.endswith("_per_s")})
+            rows.append(row)
+    return {"points": points, "processors": pd.DataFrame(rows)}
 
 
 def netpipe_summary(points: list[dict], mode: str) -> dict[str, Any]:

@@ -67,7 +67,9 @@ def flatten(d: dict, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _unknown(key: str) -> ConfigError:
+def _unknown(key: str, value: Any = None) -> ConfigError:
+    if any(k.startswith(key + ".") for k in BY_KEY):
+        return ConfigError(f"{key}: a table of settings is expected here (e.g. [{key}] in TOML, or --set {key}.FIELD=VALUE), got {value!r}")
     near = difflib.get_close_matches(key, list(BY_KEY), n=3)
     hint = f"; did you mean {' or '.join(near)}?" if near else "; run `nicsim params` to list the keys"
     return ConfigError(f"unknown key {key!r}{hint}")
@@ -182,7 +184,7 @@ def resolve(source: str | Path | dict | None = None, sets: dict[str, Any] | Iter
         elif k in BY_KEY:
             values[k] = parse_value(BY_KEY[k], v)
         elif k not in ("description",):
-            raise _unknown(k)
+            raise _unknown(k, v)
     costs = _costs(values["costs.profile"], cost_over)
     _derive(values)
     _check(values)

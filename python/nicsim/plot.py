@@ -15,9 +15,9 @@ def colour(name: str) -> str:
     return COLOURS.get(name.split("+")[0], "#7f7f7f")
 
 
-def plot_netpipe(results: dict[str, dict], path, latency: dict | None = None) -> None:
+def plot_netpipe(results: dict[str, dict], path, latency: dict | None = None, title: str | None = None) -> None:
     """Throughput against message size per placement, and the signature graph; with
-    `latency`, a third panel of the ping-pong one-way time."""
+    `latency`, a third panel of the ping-pong one-way time; `title` heads the figure."""
     panels = 3 if latency else 2
     fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 4.2))
     for name, out in results.items():
@@ -36,6 +36,8 @@ def plot_netpipe(results: dict[str, dict], path, latency: dict | None = None) ->
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
+    if title:
+        fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(Path(path), dpi=110)
     plt.close(fig)
