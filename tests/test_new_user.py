@@ -160,3 +160,29 @@ def test_the_demo_figure_names_its_preset(tmp_path, monkeypatch):
     with pytest.raises(SystemExit) as e:
         nc.main(["demo", "--quick", "--out", str(tmp_path / "demo")])
     assert e.value.code == 0 and "ortiz2008-base" in seen.get("title", "")
+
+
+def test_report_of_a_missing_store_makes_nothing(tmp_path):
+    out = tmp_path / "report"
+    r = cli("report", str(tmp_path / "missing.sqlite"), "--out", str(out))
+    assert r.returncode == 2 and "not found" in r.stderr and not out.exists()
+
+
+def test_a_sweep_into_a_missing_folder_is_refused_not_created(tmp_path):
+    target = tmp_path / "no" / "such" / "x.sqlite"
+    r = cli("sweep", "ortiz2008-base", "--grid", "nic_cpu.speed_fraction=0.5,1", "--out", str(target))
+    assert r.returncode == 2 and "does not exist" in r.stderr and not (tmp_path / "no").exists()
+
+
+def test_store_rows_come_in_grid_order(tmp_path):
+    from nicsim.sweep import sweep
+
+    # The first point is the slowest, so with two workers it finishes after the second.
+    sizes = ["256 KiB", "1 KiB", "2 KiB"]
+    df = sweep("ortiz2008-base", {"workload.netpipe.max_bytes": sizes}, store=tmp_path / "s.sqlite",
+               sets={"workload.netpipe.target_ps": "20 ms"}, workers=2, progress=False)
+    from nicsim.sweep.store import Store
+
+    again = Store(tmp_path / "s.sqlite", readonly=True).frame()
+    want = [256 * 1024, 1024, 2048]
+    assert list(again["workload.netpipe.max_bytes"]) == want == list(df["workload.netpipe.max_bytes"])

@@ -334,8 +334,8 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
     from . import explode_points
 
     out = Path(out_dir)
+    df, params, results, runs = _load(store)  # a missing store fails before anything is made
     out.mkdir(parents=True, exist_ok=True)
-    df, params, results, runs = _load(store)
     figs: list[tuple[str, str, str]] = []  # (name, caption, base64 png)
 
     curves = _curves(df, params, results)

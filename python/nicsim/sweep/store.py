@@ -67,7 +67,10 @@ class Store:
                 raise ConfigError(f"store {str(path)!r} not found")
             self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.parent.is_dir():
+                from ..errors import ConfigError
+
+                raise ConfigError(f"--out {path}: the folder {self.path.parent} does not exist; create it first")
             self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=FULL")
@@ -140,9 +143,10 @@ class Store:
 
     def frame(self, keys: list[str] | None = None) -> pd.DataFrame:
         """One row per point: `key`, `placement`, `benchmark`, `status`, `error`, every swept key
-        as a column (base units), then the scalar outputs. With `keys`, those points in that order."""
+        as a column (base units), then the scalar outputs, in grid order (not completion
+        order, which differs between runs). With `keys`, those points in that order."""
         rows = self.conn.execute("SELECT key, status, benchmark, placement, vals, summary, error, attempts, "
-                                 "point_index, run_id, wall_s, finished_at, nicsim_version FROM points ORDER BY rowid").fetchall()
+                                 "point_index, run_id, wall_s, finished_at, nicsim_version FROM points ORDER BY point_index, key").fetchall()
         recs, swept, outs = [], {}, {}
         for (key, status, bench, placement, vals, summary, error, attempts, idx, run_id, wall, fin, ver) in rows:
             v, s = json.loads(vals), json.loads(summary)
