@@ -186,3 +186,21 @@ def test_store_rows_come_in_grid_order(tmp_path):
     again = Store(tmp_path / "s.sqlite", readonly=True).frame()
     want = [256 * 1024, 1024, 2048]
     assert list(again["workload.netpipe.max_bytes"]) == want == list(df["workload.netpipe.max_bytes"])
+
+
+def test_study_laws_plot_draws_the_fitted_modified_laws_curve(tmp_path, monkeypatch):
+    import nicsim.plot as plot
+    from nicsim.study import main_study
+
+    drawn = {}
+    real = plot.plot_gamma
+
+    def spy(sweep, path, fit=None):
+        drawn["fit"] = fit
+        real(sweep, path, fit=fit)
+
+    monkeypatch.setattr(plot, "plot_gamma", spy)
+    png = tmp_path / "study.png"
+    assert main_study(["ortiz2008-offload", "--gammas", "0,0.5,1,2,3", "--duration", "20 ms", "--plot", str(png)]) == 0
+    assert drawn["fit"] is not None and png.stat().st_size > 0
+    assert drawn["fit"].predict([0.0, 1.0]).shape == (2,)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import matplotlib
 
 matplotlib.use("Agg")
@@ -43,8 +44,9 @@ def plot_netpipe(results: dict[str, dict], path, latency: dict | None = None, ti
     plt.close(fig)
 
 
-def plot_gamma(sweep: dict, path) -> None:
-    """δb against γ for each message size, with the original LAWS prediction when present."""
+def plot_gamma(sweep: dict, path, fit=None) -> None:
+    """δb against γ for each message size, with the original LAWS prediction when present and,
+    with `fit` (an `analytic.fit.ModifiedFit`), the fitted modified-LAWS curve."""
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     styles = ["-", "--", ":"]
     for i, (size, rows) in enumerate(sweep["sweeps"].items()):
@@ -52,6 +54,10 @@ def plot_gamma(sweep: dict, path) -> None:
         ax.plot(g, [r["delta_b"] for r in rows], styles[i % 3] + "o", color=colour(sweep["placement"]), ms=3, label=f"{sweep['placement']}, {size} B (simulated)")
         if rows and "laws_delta_b" in rows[0]:
             ax.plot(g, [r["laws_delta_b"] for r in rows], styles[i % 3], color="black", lw=1, label=f"LAWS, {size} B")
+    if fit is not None:
+        g = np.linspace(0.0, max(float(np.max(fit.gamma)), 1e-9), 200)
+        ax.plot(g, fit.predict(g), "-.", color="C1", lw=1.6,
+                label=f"modified LAWS fit (δa={fit.delta_a:.3g}, δo={fit.delta_o:.3g}, τ={fit.tau:.3g})")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set(xlabel="application ratio γ = a/o", ylabel="improvement over base δb (fraction)", title=f"{sweep['placement']} against base")
     ax.grid(True, alpha=0.3)

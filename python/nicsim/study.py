@@ -74,7 +74,9 @@ def study(config, sets, msg_size, gammas, duration) -> dict:
     if beta is not None and p:
         pts = pd.DataFrame({"gamma": [r["gamma"] for r in rows], "delta_b": [r["delta_b"] for r in rows]})
         try:
-            result["modified_laws_fit"] = fit_modified(pts, p, alpha, beta, sigma).to_dict()
+            fit = fit_modified(pts, p, alpha, beta, sigma)
+            result["modified_laws_fit"] = fit.to_dict()
+            result["_fit"] = fit
         except FitError as e:
             result["notes"].append(f"modified-LAWS fit not possible: {e}")
     result["violations"] = bound_violations(rows)
@@ -89,10 +91,11 @@ def main_study(argv: list[str]) -> int:
     a = parser().parse_args(argv)
     res = study(a.config, parse_set(a.set), a.msg_size, parse_grid(a.gammas, "--gammas"), a.duration)
     sweep = res.pop("_sweep")
+    fit = res.pop("_fit", None)
     if a.plot:
         from .plot import plot_gamma
 
-        plot_gamma(sweep, a.plot)
+        plot_gamma(sweep, a.plot, fit=fit)
     if a.json:
         from .api import dumps
 
