@@ -98,3 +98,18 @@ def test_report_lists_failed_points(tmp_path):
     assert main_sweep(["report", str(store), "--out", str(tmp_path / "r")]) == 0
     html = (tmp_path / "r" / "report.html").read_text()
     assert "Failed points" in html and "SimulationError: stalled" in html and "No successful points" in html
+
+
+def test_every_swept_point_is_its_own_series_and_the_table_scrolls(tmp_path):
+    """A swept max_bytes is a series like any other key (issue 19 item 7), and the points table
+    sits in a sideways-scrolling box instead of overflowing the page."""
+    from nicsim.sweep import sweep
+    from nicsim.sweep.report import _curves, _load, write_report
+
+    store = tmp_path / "s.sqlite"
+    sweep("ortiz2008-offload", {"nic_cpu.speed_fraction": [0.5, 1.0], "workload.netpipe.max_bytes": ["1 KiB", "2 KiB"]},
+          store=store, sets={"workload.netpipe.target_ps": "2 ms"}, workers=2, progress=False)
+    df, params, results, _ = _load(store)
+    assert len(_curves(df, params, results)) == 4
+    html = write_report(store, tmp_path / "rep").read_text()
+    assert '<div class="wide"><table' in html and ".wide{overflow-x:auto" in html

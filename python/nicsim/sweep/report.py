@@ -37,7 +37,6 @@ CATEGORIES = ("copy", "tcpip", "driver", "os", "app")
 CAT_COLOURS = {"copy": "#8c564b", "tcpip": "#ff7f0e", "driver": "#17becf", "os": "#bcbd22", "app": "#e377c2"}
 PROC_STYLES = {"cpu0": "-", "cpu1": "--", "nic_cpu": ":"}
 LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
-SIZE_KEYS = ("workload.netpipe.sizes_bytes", "workload.netpipe.max_bytes", "workload.netpipe.start_bytes")
 RECEIVER = "node1."
 
 
@@ -79,7 +78,9 @@ def _curves(df: pd.DataFrame, params: dict, results: dict) -> list[_Curve]:
         res = results.get(row.key)
         if not res or "points" not in res:
             continue
-        items = tuple((k, v) for k, v in params[row.key].items() if k not in SIZE_KEYS and k != "placement")
+        # Every swept key makes its own series (a swept max_bytes too), except an explicit list
+        # of sizes: points that differ only in which sizes they measured form one curve.
+        items = tuple((k, v) for k, v in params[row.key].items() if k != "workload.netpipe.sizes_bytes" and k != "placement")
         placement = row.placement
         given = str(params[row.key].get("placement", placement))
         if given != placement and not given.endswith("-" + placement):  # e.g. a preset named otherwise
@@ -311,7 +312,8 @@ def _table(df: pd.DataFrame, max_rows: int = 200) -> str:
     shown = df.head(max_rows)
     fmt = {c: (lambda x: "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}" if isinstance(x, float) else str(x)) for c in shown.columns}
     note = f"<p>First {max_rows} of {len(df)} rows; every row is in points.csv.</p>" if len(df) > max_rows else ""
-    return note + shown.to_html(index=False, border=0, classes="points", formatters=fmt, na_rep="", escape=True)
+    table = shown.to_html(index=False, border=0, classes="points", formatters=fmt, na_rep="", escape=True)
+    return note + f'<div class="wide">{table}</div>'  # scrolls sideways instead of overflowing
 
 
 _CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1150px;color:#222;padding:0 1em}
@@ -319,7 +321,7 @@ h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid 
 figure{margin:1.2em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{font-size:.9em;color:#555}
 table.points{border-collapse:collapse;font-size:.8em}table.points td,table.points th{padding:2px 6px;border-bottom:1px solid #eee;text-align:right}
 .legend span{display:inline-block;padding:1px 8px;margin-right:6px;border-radius:3px;color:#fff;font-size:.85em}
-.failed{color:#b00}"""
+.failed{color:#b00}.wide{overflow-x:auto;max-width:100%}"""
 
 _JS = """window.addEventListener('error',function(e){document.body.setAttribute('data-js-error',String(e.message))});
 window.addEventListener('load',function(){var im=document.querySelectorAll('img.figure'),ok=0;
