@@ -110,6 +110,10 @@ def _run_local(points: list, workers: int, on_done: OnDone, retries: int) -> Non
                     inflight.clear()
                     break
         except BaseException:
+            # Interrupted (Ctrl-C) or failing: stop now. Finished points are already stored;
+            # the running ones are killed rather than waited for and thrown away.
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
