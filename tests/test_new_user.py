@@ -204,3 +204,23 @@ def test_study_laws_plot_draws_the_fitted_modified_laws_curve(tmp_path, monkeypa
     assert main_study(["ortiz2008-offload", "--gammas", "0,0.5,1,2,3", "--duration", "20 ms", "--plot", str(png)]) == 0
     assert drawn["fit"] is not None and png.stat().st_size > 0
     assert drawn["fit"].predict([0.0, 1.0]).shape == (2,)
+
+
+@pytest.mark.parametrize("args, option", [
+    (["gamma-sweep", "--gammas", "nan"], "--gammas"),
+    (["gamma-sweep", "--gammas", "0:inf:1"], "--gammas"),
+    (["gamma-sweep", "--gammas", "0:1e9:0.001"], "--gammas"),
+    (["study", "laws", "ortiz2008-offload", "--gammas", "nan"], "--gammas"),
+    (["netpipe", "--max-size", "nan"], "max_bytes"),
+    (["hpcbench", "--duration", "inf"], "duration"),
+    (["hpcbench", "--msg-size", "-1 B"], "--msg-size"),
+    (["laws", "fit", "/nonexistent/points.csv"], "points file not found"),
+])
+def test_numeric_options_refuse_garbage_in_one_line(args, option):
+    r = cli(*args, timeout=60)
+    assert r.returncode != 0 and option in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_laws_fit_help_names_what_is_required():
+    text = cli("laws", "fit", "--help").stdout
+    assert "Required" in text and "--p" in text.split("Required", 1)[1]

@@ -29,17 +29,32 @@ def parse_msg_size(text: str) -> int:
         raise ConfigError(f"--msg-size: {e}; or write e.g. '2 Mbit', '8 Kbit'") from None
 
 
-def parse_grid(text: str, arg: str) -> list[float]:
-    """'0:3.5:0.25' (inclusive) or '0,0.5,1'."""
+MAX_GRID = 1000
+
+
+def parse_grid(text: str, arg: str, lo: float = 0.0, hi: float = 1000.0) -> list[float]:
+    """'0:3.5:0.25' (inclusive) or '0,0.5,1': finite values in [lo, hi], at most MAX_GRID."""
     try:
         if ":" in text:
             a, b, s = (float(x) for x in text.split(":"))
-            if s <= 0 or b < a:
+            if not all(math.isfinite(x) for x in (a, b, s)) or s <= 0 or b < a:
                 raise ValueError
-            return [round(a + i * s, 10) for i in range(int(np.floor((b - a) / s + 1e-9)) + 1)]
-        return [float(x) for x in text.split(",") if x.strip()]
+            n = int(np.floor((b - a) / s + 1e-9)) + 1
+            if n > MAX_GRID:
+                raise ConfigError(f"{arg}: {text!r} makes {n} values; at most {MAX_GRID}")
+            out = [round(a + i * s, 10) for i in range(n)]
+        else:
+            out = [float(x) for x in text.split(",") if x.strip()]
+        if not out or not all(math.isfinite(x) for x in out):
+            raise ValueError
+    except ConfigError:
+        raise
     except ValueError:
-        raise ConfigError(f"{arg}: {text!r} is not a list 'a,b,c' or a range 'start:stop:step' with step > 0") from None
+        raise ConfigError(f"{arg}: {text!r} is not a list 'a,b,c' or a range 'start:stop:step' of finite numbers with step > 0") from None
+    bad = [x for x in out if not lo <= x <= hi]
+    if bad:
+        raise ConfigError(f"{arg}: {bad[0]:g} is out of range; values go from {lo:g} to {hi:g}")
+    return out
 
 
 def _sets(sets) -> dict[str, Any]:

@@ -108,12 +108,12 @@ def _pair(name, low=None):
 
 def _add_model_args(ap, vtype):
     """Arguments shared by evaluation and fit; *vtype* makes list or scalar parsers."""
-    ap.add_argument("--p", type=vtype("p", 0.0, 1.0), help="offloaded fraction of the overhead, 0..1")
+    ap.add_argument("--p", type=vtype("p", 0.0, 1.0), help="offloaded fraction of the overhead, 0..1 (required by fit)")
     ap.add_argument("--alpha", type=vtype("alpha", 0.0, low_open=True),
                     help="lag ratio Y/X = host speed / CP speed (> 0)")
     ap.add_argument("--speed-fraction", type=vtype("speed-fraction", 0.0, low_open=True),
                     help="CP speed as a fraction of the host's; alpha = 1/speed-fraction")
-    ap.add_argument("--beta", type=vtype("beta", 0.0), help="structural ratio (>= 0)")
+    ap.add_argument("--beta", type=vtype("beta", 0.0), help="structural ratio (>= 0; required by fit)")
     ap.add_argument("--sigma", type=vtype("sigma", 0.0, low_open=True),
                     help="wire ratio 1/(oXB) (> 0)")
     ap.add_argument("--o", type=vtype("o", 0.0, low_open=True),
@@ -258,6 +258,11 @@ def _evaluate(ns) -> int:
 
 
 def _fit(ns) -> int:
+    from pathlib import Path
+
+    # The points file is checked first: a missing file is the error to report, not the options.
+    if not Path(ns.points).is_file():
+        raise FitError(f"points file not found: {ns.points}")
     alphas, sigmas = _resolve(ns)
     missing = [n for n, v in (("--p", ns.p), ("--beta", ns.beta)) if v is None]
     if missing:
@@ -312,7 +317,9 @@ def _eval_parser() -> _Parser:
 
 def _fit_parser() -> _Parser:
     ap = _Parser(prog=f"{PROG} fit", description="Fit delta_a, delta_o and tau of the modified "
-                 "LAWS to (gamma, delta_b) points in a CSV or Parquet file.")
+                 "LAWS to (gamma, delta_b) points in a CSV or Parquet file. Required: POINTS, --p, "
+                 "--beta, --sigma (or --o, --x and --link-bps), and one of --alpha, --speed-fraction "
+                 "or --y with --x.")
     ap.add_argument("points", help="CSV/Parquet file with columns gamma, delta_b [, weight]")
     _add_model_args(ap, _scalar)
     ap.add_argument("--bounds", type=_pair("bounds", -1.0), default=DEFAULT_BOUNDS,
