@@ -204,11 +204,14 @@ def test_fit_bad_input(capsys, points_csv, extra, names):
     assert len(err) == 1 and names in err[0] and err[0].startswith("nicsim laws fit: error:")
 
 
-def test_fit_missing_inputs(capsys, tmp_path):
+def test_fit_missing_inputs(capsys, tmp_path, points_csv):
     assert main_laws(["fit", str(tmp_path / "none.csv"), *FIT_FIXED]) == 2
     assert "not found" in capsys.readouterr().err
+    # A missing points file is reported before missing options (it was hidden behind them).
     assert main_laws(["fit", str(tmp_path / "none.csv"), "--alpha", "1", "--beta", "1",
                       "--sigma", "0.5"]) == 2
+    assert "not found" in capsys.readouterr().err
+    assert main_laws(["fit", points_csv, "--alpha", "1", "--beta", "1", "--sigma", "0.5"]) == 2
     assert "--p" in capsys.readouterr().err
     assert main_laws(["fit", *FIT_FIXED]) == 2
     assert "points" in capsys.readouterr().err
