@@ -14,7 +14,7 @@ from nicsim.hpc import run_hpcbench
 from nicsim.params import PARAMS
 
 NUMERIC = [p for p in PARAMS if p.kind in ("int", "float", "size", "rate", "freq", "time")]
-GARBAGE = ["nan", "inf", "-inf", "-1", "1e30", "abc", "1 furlong", "", None, True, [1],
+GARBAGE = ["nan", "inf", "-inf", "-1", "0", 0, 0.0, "1e30", "abc", "1 furlong", "", None, True, [1],
            float("nan"), float("inf"), -5, 10**30, "-1500 B", "12 parsecs"]
 
 
@@ -215,6 +215,12 @@ def test_study_laws_plot_draws_the_fitted_modified_laws_curve(tmp_path, monkeypa
     (["hpcbench", "--duration", "inf"], "duration"),
     (["hpcbench", "--msg-size", "-1 B"], "--msg-size"),
     (["laws", "fit", "/nonexistent/points.csv"], "points file not found"),
+    (["hpcbench", "--app-work-per-byte", "nan"], "--app-work-per-byte"),
+    (["hpcbench", "--app-work-per-byte", "-3"], "--app-work-per-byte"),
+    (["hpcbench", "--gamma", "1e9"], "--gamma"),
+    (["sweep", "ortiz2008-base", "--grid", "nic.mtu_bytes=1500B", "--workers", "-2", "--out", "/tmp/x.sqlite"], "--workers"),
+    (["sweep", "ortiz2008-base", "--grid", "nic.mtu_bytes=1500B", "--retries", "-1", "--out", "/tmp/x.sqlite"], "--retries"),
+    (["laws", "--alpha", "nan", "--beta", "0.4", "--gamma", "0:1:0.1", "--sigma", "0.2"], "--alpha"),
 ])
 def test_numeric_options_refuse_garbage_in_one_line(args, option):
     r = cli(*args, timeout=60)
