@@ -156,7 +156,7 @@ impl World {
         let b = &self.nodes[1 - src];
         let on_wire: u64 = self.wires[src]
             .iter()
-            .map(|(_, f)| f.hdr.payload_bytes)
+            .map(|(_, f)| f.hdr.payload_bytes())
             .sum();
         let injected = if src == 0 { self.injected_bytes } else { 0 };
         Conservation {

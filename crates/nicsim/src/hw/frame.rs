@@ -5,23 +5,64 @@
 /// A flow (connection) on one node; up to 65,535, which keeps work items small.
 pub type FlowId = u16;
 
-/// The part of a frame the hardware may look at.
+/// The part of a frame the hardware may look at. Sizes are kept in 32 bits (a datagram is
+/// at most 4 GiB) so that a frame with a TCP segment stays at 48 bytes: frames are copied
+/// through every queue on the path.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameHeader {
     /// The flow (connection) the frame belongs to.
     pub flow: FlowId,
-    /// IP datagram bytes: what the DMA and the wire move (they add Ethernet framing).
-    pub ip_bytes: u64,
-    /// Transport payload bytes, for byte accounting.
-    pub payload_bytes: u64,
+    ip_bytes: u32,
+    payload_bytes: u32,
     /// The sender asked for prompt delivery (TCP PUSH): an accumulating NIC flushes on it.
     pub push: bool,
     /// A pure acknowledgement: a NIC that runs the protocol may consume it itself.
     pub pure_ack: bool,
 }
 
+impl FrameHeader {
+    pub fn new(
+        flow: FlowId,
+        ip_bytes: u64,
+        payload_bytes: u64,
+        push: bool,
+        pure_ack: bool,
+    ) -> Self {
+        let size = |b: u64| u32::try_from(b).expect("a frame is at most 4 GiB");
+        FrameHeader {
+            flow,
+            ip_bytes: size(ip_bytes),
+            payload_bytes: size(payload_bytes),
+            push,
+            pure_ack,
+        }
+    }
+
+    /// IP datagram bytes: what the DMA and the wire move (they add Ethernet framing).
+    pub fn ip_bytes(&self) -> u64 {
+        self.ip_bytes as u64
+    }
+
+    /// Transport payload bytes, for byte accounting.
+    pub fn payload_bytes(&self) -> u64 {
+        self.payload_bytes as u64
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Frame<P> {
     pub hdr: FrameHeader,
     pub payload: P,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tcp_sized_frame_stays_at_48_bytes() {
+        // Frames move through every queue on the path; a 32-byte payload plus the header.
+        assert_eq!(std::mem::size_of::<FrameHeader>(), 12);
+        assert_eq!(std::mem::size_of::<Frame<[u64; 4]>>(), 48);
+    }
 }

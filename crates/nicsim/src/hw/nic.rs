@@ -107,10 +107,10 @@ impl<P> Nic<P> {
     /// exists; otherwise it is dropped and counted (NAPI drops when the ring is full).
     pub fn accept_rx(&mut self, f: &Frame<P>) -> bool {
         self.stats.rx_frames += 1;
-        self.stats.rx_bytes += f.hdr.ip_bytes;
+        self.stats.rx_bytes += f.hdr.ip_bytes();
         if self.rx_posted == 0 {
             self.stats.rx_dropped_ring += 1;
-            self.stats.rx_dropped_ring_bytes += f.hdr.payload_bytes;
+            self.stats.rx_dropped_ring_bytes += f.hdr.payload_bytes();
             return false;
         }
         self.rx_posted -= 1;
@@ -202,12 +202,13 @@ impl<P> Nic<P> {
     /// Ring accumulation: hold a frame in NIC memory and say whether a flush is due.
     /// Flush rule (host-path Q10): the ring is full, or the frame carries PUSH.
     pub fn accumulate(&mut self, f: Frame<P>, flush_on_push: bool) -> Held {
-        let slot = f.hdr.ip_bytes + crate::hw::link::FRAMING_BYTES - 20 + self.p.ring_slot_overhead;
+        let slot =
+            f.hdr.ip_bytes() + crate::hw::link::FRAMING_BYTES - 20 + self.p.ring_slot_overhead;
         if self.acc_bytes + slot > self.p.ring_bytes && !self.acc.is_empty() {
             return Held::RingFull;
         }
         self.stats.rx_frames += 1;
-        self.stats.rx_bytes += f.hdr.ip_bytes;
+        self.stats.rx_bytes += f.hdr.ip_bytes();
         self.acc_bytes += slot;
         let push = f.hdr.push;
         self.acc.push(f);
@@ -255,13 +256,7 @@ mod tests {
 
     fn frame(len: u32, push: bool) -> Frame<()> {
         Frame {
-            hdr: FrameHeader {
-                flow: 0,
-                ip_bytes: len as u64 + 52,
-                payload_bytes: len as u64,
-                push,
-                pure_ack: false,
-            },
+            hdr: FrameHeader::new(0, len as u64 + 52, len as u64, push, false),
             payload: (),
         }
     }

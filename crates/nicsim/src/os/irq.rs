@@ -84,7 +84,7 @@ impl Node {
             let Some(f) = f else { break };
             if self.sq.backlog.len() as u32 >= self.cfg.napi.backlog_packets {
                 self.stats.backlog_dropped += 1;
-                self.stats.backlog_dropped_bytes += f.hdr.payload_bytes;
+                self.stats.backlog_dropped_bytes += f.hdr.payload_bytes();
             } else {
                 self.sq.backlog.push_back(f);
             }

@@ -31,7 +31,7 @@ impl Node {
 
     pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
         self.nic.tx_used += 1;
-        let bytes = f.hdr.ip_bytes + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes;
+        let bytes = f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes;
         self.dma.request(Chan::Tx, vec![f], bytes);
         self.dma_next(eng, Chan::Tx);
     }
@@ -48,7 +48,7 @@ impl Node {
     }
 
     pub(crate) fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
-        let arrive = wire.lane.transmit(eng.now(), f.hdr.ip_bytes);
+        let arrive = wire.lane.transmit(eng.now(), f.hdr.ip_bytes());
         wire.frames.push_back((arrive, f));
         eng.at(arrive, Ev::Arrive { node: 1 - self.id });
     }
@@ -138,7 +138,7 @@ impl Node {
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
                 if self.nic.accept_rx(&f) {
-                    let bytes = f.hdr.ip_bytes
+                    let bytes = f.hdr.ip_bytes()
                         + ETH_HEADER_BYTES
                         + self.cfg.nic.descriptor_bytes
                         + self.cfg.nic.status_block_bytes;
@@ -197,7 +197,7 @@ impl Node {
         }
         let bytes: u64 = frames
             .iter()
-            .map(|f| f.hdr.ip_bytes + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes)
+            .map(|f| f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes)
             .sum::<u64>()
             + self.cfg.nic.status_block_bytes;
         self.dma.request(Chan::Rx, frames, bytes);

@@ -30,13 +30,13 @@ impl Frame {
     /// A TCP segment behind `header_bytes` of IP and TCP headers.
     pub fn tcp(seg: Segment, header_bytes: u64) -> Frame {
         Frame {
-            hdr: FrameHeader {
-                flow: FLOW,
-                ip_bytes: seg.len as u64 + header_bytes,
-                payload_bytes: seg.len as u64,
-                push: seg.push,
-                pure_ack: seg.is_pure_ack(),
-            },
+            hdr: FrameHeader::new(
+                FLOW,
+                seg.len as u64 + header_bytes,
+                seg.len as u64,
+                seg.push,
+                seg.is_pure_ack(),
+            ),
             payload: Payload::Tcp(seg),
         }
     }
@@ -44,13 +44,7 @@ impl Frame {
     /// A frame without a transport: `ip_bytes` of datagram, `payload_bytes` of it payload.
     pub fn raw(ip_bytes: u64, payload_bytes: u64) -> Frame {
         Frame {
-            hdr: FrameHeader {
-                flow: 0,
-                ip_bytes,
-                payload_bytes,
-                push: false,
-                pure_ack: false,
-            },
+            hdr: FrameHeader::new(0, ip_bytes, payload_bytes, false, false),
             payload: Payload::Raw,
         }
     }

@@ -73,13 +73,13 @@ impl Node {
             };
             if let Some(f) = frame {
                 self.sq.budget_used += 1;
-                let bytes = f.hdr.payload_bytes;
+                let bytes = f.hdr.payload_bytes();
                 let seq = match f.payload {
                     Payload::Tcp(s) => s.seq,
                     Payload::Raw => 0,
                 };
                 let buf = Node::socket_buffer(seq, bytes);
-                let ring = Touch::new(Region::Ring, 0, f.hdr.ip_bytes as u32);
+                let ring = Touch::new(Region::Ring, 0, f.hdr.ip_bytes() as u32);
                 let mut pieces = vec![
                     self.piece(&c.rx_poll, bytes, 1).touching(ring),
                     self.piece(&c.skb_alloc, 0, 1),

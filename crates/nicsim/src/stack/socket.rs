@@ -15,13 +15,13 @@ impl Node {
     pub(crate) fn tcp_input(&mut self, eng: &mut Engine<Ev>, f: Frame) {
         if f.is_raw() {
             self.stats.raw_delivered += 1;
-            self.stats.raw_delivered_bytes += f.hdr.payload_bytes;
+            self.stats.raw_delivered_bytes += f.hdr.payload_bytes();
             return;
         }
         let now = eng.now();
-        self.stats.payload_rx_tcp_bytes += f.hdr.payload_bytes;
+        self.stats.payload_rx_tcp_bytes += f.hdr.payload_bytes();
         if self.cfg.rx.softirq_payload_copy {
-            self.stats.copy_bytes += f.hdr.payload_bytes;
+            self.stats.copy_bytes += f.hdr.payload_bytes();
         }
         let Payload::Tcp(seg) = f.payload else {
             unreachable!("raw frames return above")

@@ -9,22 +9,27 @@ use std::collections::VecDeque;
 impl Node {
     /// Payload bytes held anywhere inside this node's receive side (rings, DMA, backlog).
     pub fn rx_payload_in_flight(&self) -> u64 {
-        let ring: u64 = self.nic.rx_ready.iter().map(|f| f.hdr.payload_bytes).sum();
+        let ring: u64 = self
+            .nic
+            .rx_ready
+            .iter()
+            .map(|f| f.hdr.payload_bytes())
+            .sum();
         let dma: u64 = self
             .dma
             .pending(Chan::Rx)
-            .map(|f| f.hdr.payload_bytes)
+            .map(|f| f.hdr.payload_bytes())
             .sum();
-        let acc: u64 = self.nic.acc.iter().map(|f| f.hdr.payload_bytes).sum();
+        let acc: u64 = self.nic.acc.iter().map(|f| f.hdr.payload_bytes()).sum();
         let backlog: u64 = self
             .sq
             .backlog
             .iter()
             .chain(&self.delivered)
-            .map(|f| f.hdr.payload_bytes)
+            .map(|f| f.hdr.payload_bytes())
             .sum();
         let effect = match self.sq.effect {
-            Some(Effect::RxPacket(f)) => f.hdr.payload_bytes,
+            Some(Effect::RxPacket(f)) => f.hdr.payload_bytes(),
             _ => 0,
         };
         ring + dma + acc + backlog + effect
@@ -32,11 +37,15 @@ impl Node {
 
     /// Payload bytes posted for transmission but not yet on the wire.
     pub fn tx_payload_in_flight(&self) -> u64 {
-        let q = self.qdisc.iter().map(|f| f.hdr.payload_bytes).sum::<u64>();
+        let q = self
+            .qdisc
+            .iter()
+            .map(|f| f.hdr.payload_bytes())
+            .sum::<u64>();
         q + self
             .dma
             .pending(Chan::Tx)
-            .map(|f| f.hdr.payload_bytes)
+            .map(|f| f.hdr.payload_bytes())
             .sum::<u64>()
     }
 
