@@ -1,13 +1,9 @@
 //! Results as JSON. Every key carries its unit; per-processor entries are keyed `NODE.PROCESSOR`.
 
-use crate::hw::cpu::CATEGORIES;
-use crate::stats::catalogue::{Unit, NODE_COUNTERS};
+use crate::stats::catalogue::{Unit, NODE_COUNTERS, PROC_COUNTERS};
 use crate::stats::Window;
 use crate::system::World;
 use serde_json::{json, Map, Value};
-
-const CAT_NAMES: [&str; 5] = ["copy", "tcpip", "driver", "os", "app"];
-const CTX_NAMES: [&str; 3] = ["hardirq", "softirq", "process"];
 
 /// Per-processor and per-node monitors for one window, like Hpcbench's sysmon.
 pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
@@ -17,54 +13,20 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
     let mut nodes = Map::new();
     for (i, n) in win.d.nodes.iter().enumerate() {
         for (j, p) in n.procs.iter().enumerate() {
-            let mut busy = Map::new();
-            let mut cycles = Map::new();
-            for (k, _) in CATEGORIES.iter().enumerate() {
-                busy.insert(
-                    CAT_NAMES[k].into(),
-                    json!(p.busy_ps[k] as f64 / (secs * 1e12)),
-                );
-                cycles.insert(
-                    CAT_NAMES[k].into(),
-                    json!(p.busy_ps[k] as f64 * 1e-12 * clock),
-                );
+            let mut pr = Map::new();
+            for (c, &v) in PROC_COUNTERS.iter().zip(&p.values) {
+                insert(&mut pr, c.key, figure(c.unit, v, secs, clock));
             }
-            let mut ctx = Map::new();
-            for (k, name) in CTX_NAMES.iter().enumerate() {
-                ctx.insert((*name).into(), json!(p.ctx_ps[k] as f64 / (secs * 1e12)));
-            }
-            procs.insert(
-                format!("node{i}.{}", p.name),
-                json!({
-                    "utilisation": win.utilisation(i, j),
-                    "busy": busy,
-                    "busy_by_context": ctx,
-                    "busy_cycles": cycles,
-                    "irq_per_s": (p.irqs_nic + p.irqs_ipi) as f64 / secs,
-                    "nic_irq_per_s": p.irqs_nic as f64 / secs,
-                    "ipi_per_s": p.irqs_ipi as f64 / secs,
-                    "context_switches_per_s": p.context_switches as f64 / secs,
-                }),
+            pr.insert("utilisation".into(), json!(win.utilisation(i, j)));
+            pr.insert(
+                "irq_per_s".into(),
+                json!((p.get("nic_irq_per_s") + p.get("ipi_per_s")) / secs),
             );
+            procs.insert(format!("node{i}.{}", p.name), Value::Object(pr));
         }
         let mut node = Map::new();
         for (c, &v) in NODE_COUNTERS.iter().zip(&n.values) {
-            let figure = match c.unit {
-                Unit::Count => json!(v as u64),
-                Unit::PerSecond => json!(v / secs),
-                Unit::Busy => json!(v / (secs * 1e12)),
-                Unit::Micros => json!(v * 1e-6),
-                Unit::Rounded => json!(v.round()),
-            };
-            match c.key.split_once('.') {
-                Some((group, leaf)) => {
-                    let g = node.entry(group).or_insert_with(|| json!({}));
-                    g[leaf] = figure;
-                }
-                None => {
-                    node.insert(c.key.into(), figure);
-                }
-            }
+            insert(&mut node, c.key, figure(c.unit, v, secs, clock));
         }
         // Bus crossings per payload byte read by the application (laws.md §1).
         let app_bytes = n.get("app_bytes_read").max(1.0);
@@ -77,4 +39,29 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
         nodes.insert(format!("node{i}"), Value::Object(node));
     }
     (Value::Object(procs), Value::Object(nodes))
+}
+
+/// A counter's change over a window of `secs`, as the figure its unit reports.
+fn figure(unit: Unit, v: f64, secs: f64, clock_hz: f64) -> Value {
+    match unit {
+        Unit::Count => json!(v as u64),
+        Unit::PerSecond => json!(v / secs),
+        Unit::Busy => json!(v / (secs * 1e12)),
+        Unit::Micros => json!(v * 1e-6),
+        Unit::Rounded => json!(v.round()),
+        Unit::Cycles => json!(v * 1e-12 * clock_hz),
+    }
+}
+
+/// Puts `value` at `key`; a dotted key (`ring_flushes.full`) goes into a nested object.
+fn insert(map: &mut Map<String, Value>, key: &str, value: Value) {
+    match key.split_once('.') {
+        Some((group, leaf)) => {
+            let g = map.entry(group).or_insert_with(|| json!({}));
+            g[leaf] = value;
+        }
+        None => {
+            map.insert(key.into(), value);
+        }
+    }
 }

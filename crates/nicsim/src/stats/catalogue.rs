@@ -1,8 +1,9 @@
-//! Every per-node counter a window reports, declared once: its key in the results (dots make
-//! nested objects), how it is read from a node, and how a window turns it into a figure.
-//! Snapshots, windows and the JSON report all iterate this table, so adding a counter is one
-//! line here (and its schema line in `docs/output.md`).
+//! Every per-node and per-processor counter a window reports, declared once: its key in the
+//! results (dots make nested objects), how it is read, and how a window turns it into a
+//! figure. Snapshots, windows and the JSON report all iterate these tables, so adding a
+//! counter is one line here (and its schema line in `docs/output.md`).
 
+use crate::hw::cpu::Processor;
 use crate::node::Node;
 use crate::os::thread::COMM;
 
@@ -19,6 +20,8 @@ pub enum Unit {
     Micros,
     /// A fractional count (expected bridge transactions), rounded.
     Rounded,
+    /// Busy picoseconds in cycles of the host clock.
+    Cycles,
 }
 
 pub struct Counter {
@@ -91,6 +94,63 @@ pub const NODE_COUNTERS: &[Counter] = &[
     }),
 ];
 
+/// A processor's counters at one instant: busy picoseconds by category and by context (the
+/// future part of the running chunk left out), and the processor for its event counts.
+pub struct ProcReading<'a> {
+    pub busy_ps: [u64; 5],
+    pub ctx_ps: [u64; 3],
+    pub p: &'a Processor,
+}
+
+pub struct ProcCounter {
+    pub key: &'static str,
+    pub unit: Unit,
+    pub read: fn(&ProcReading) -> f64,
+}
+
+const fn pc(key: &'static str, unit: Unit, read: fn(&ProcReading) -> f64) -> ProcCounter {
+    ProcCounter { key, unit, read }
+}
+
+/// The first five entries are the busy time by category, in `CATEGORIES` order; a window's
+/// utilisation is their sum.
+pub const PROC_COUNTERS: &[ProcCounter] = &[
+    pc("busy.copy", Unit::Busy, |r| r.busy_ps[0] as f64),
+    pc("busy.tcpip", Unit::Busy, |r| r.busy_ps[1] as f64),
+    pc("busy.driver", Unit::Busy, |r| r.busy_ps[2] as f64),
+    pc("busy.os", Unit::Busy, |r| r.busy_ps[3] as f64),
+    pc("busy.app", Unit::Busy, |r| r.busy_ps[4] as f64),
+    pc("busy_by_context.hardirq", Unit::Busy, |r| {
+        r.ctx_ps[0] as f64
+    }),
+    pc("busy_by_context.softirq", Unit::Busy, |r| {
+        r.ctx_ps[1] as f64
+    }),
+    pc("busy_by_context.process", Unit::Busy, |r| {
+        r.ctx_ps[2] as f64
+    }),
+    pc("busy_cycles.copy", Unit::Cycles, |r| r.busy_ps[0] as f64),
+    pc("busy_cycles.tcpip", Unit::Cycles, |r| r.busy_ps[1] as f64),
+    pc("busy_cycles.driver", Unit::Cycles, |r| r.busy_ps[2] as f64),
+    pc("busy_cycles.os", Unit::Cycles, |r| r.busy_ps[3] as f64),
+    pc("busy_cycles.app", Unit::Cycles, |r| r.busy_ps[4] as f64),
+    pc("nic_irq_per_s", Unit::PerSecond, |r| {
+        r.p.stats.irqs_nic as f64
+    }),
+    pc("ipi_per_s", Unit::PerSecond, |r| r.p.stats.irqs_ipi as f64),
+    pc("context_switches_per_s", Unit::PerSecond, |r| {
+        r.p.stats.context_switches as f64
+    }),
+];
+
+/// Position of `key` in `PROC_COUNTERS`.
+pub fn proc_index_of(key: &str) -> usize {
+    PROC_COUNTERS
+        .iter()
+        .position(|c| c.key == key)
+        .unwrap_or_else(|| panic!("no processor counter {key}"))
+}
+
 /// Position of `key` in `NODE_COUNTERS`.
 pub fn index_of(key: &str) -> usize {
     NODE_COUNTERS
@@ -114,7 +174,24 @@ mod tests {
                 Unit::PerSecond => assert!(c.key.ends_with("_per_s"), "{}", c.key),
                 Unit::Busy => assert!(c.key.ends_with("_utilisation"), "{}", c.key),
                 Unit::Micros => assert!(c.key.ends_with("_us"), "{}", c.key),
-                Unit::Count | Unit::Rounded => {}
+                Unit::Count | Unit::Rounded | Unit::Cycles => {}
+            }
+        }
+    }
+
+    #[test]
+    fn processor_keys_are_unique_and_busy_comes_first() {
+        let mut keys: Vec<&str> = PROC_COUNTERS.iter().map(|c| c.key).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), PROC_COUNTERS.len());
+        for (i, c) in PROC_COUNTERS.iter().enumerate() {
+            assert_eq!(c.key.starts_with("busy."), i < 5, "{}", c.key);
+            match c.unit {
+                Unit::PerSecond => assert!(c.key.ends_with("_per_s"), "{}", c.key),
+                Unit::Busy => assert!(c.key.starts_with("busy"), "{}", c.key),
+                Unit::Cycles => assert!(c.key.starts_with("busy_cycles."), "{}", c.key),
+                Unit::Count | Unit::Rounded | Unit::Micros => panic!("{}", c.key),
             }
         }
     }

@@ -5,19 +5,21 @@ pub mod catalogue;
 pub mod conservation;
 pub mod counters;
 
-use crate::hw::cpu::CATEGORIES;
 use crate::node::Node;
 use crate::units::Time;
-use catalogue::NODE_COUNTERS;
+use catalogue::{ProcReading, NODE_COUNTERS, PROC_COUNTERS};
 
 #[derive(Clone, Debug, Default)]
 pub struct ProcSnap {
     pub name: String,
-    pub busy_ps: [u64; 5],
-    pub ctx_ps: [u64; 3],
-    pub irqs_nic: u64,
-    pub irqs_ipi: u64,
-    pub context_switches: u64,
+    /// One value per `catalogue::PROC_COUNTERS` entry, in its order.
+    pub values: Vec<f64>,
+}
+
+impl ProcSnap {
+    pub fn get(&self, key: &str) -> f64 {
+        self.values[catalogue::proc_index_of(key)]
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -50,13 +52,10 @@ impl Snapshot {
                     .iter()
                     .map(|p| {
                         let (busy_ps, ctx_ps) = p.busy_until(at);
+                        let r = ProcReading { busy_ps, ctx_ps, p };
                         ProcSnap {
                             name: p.id.as_str().to_string(),
-                            busy_ps,
-                            ctx_ps,
-                            irqs_nic: p.stats.irqs_nic,
-                            irqs_ipi: p.stats.irqs_ipi,
-                            context_switches: p.stats.context_switches,
+                            values: PROC_COUNTERS.iter().map(|c| (c.read)(&r)).collect(),
                         }
                     })
                     .collect(),
@@ -75,12 +74,8 @@ pub struct Window {
     pub d: Snapshot,
 }
 
-fn sub_arr<const N: usize>(a: [u64; N], b: [u64; N]) -> [u64; N] {
-    let mut o = [0; N];
-    for i in 0..N {
-        o[i] = a[i] - b[i];
-    }
-    o
+fn diff(later: &[f64], earlier: &[f64]) -> Vec<f64> {
+    later.iter().zip(earlier).map(|(b, a)| b - a).collect()
 }
 
 impl Window {
@@ -96,14 +91,10 @@ impl Window {
                     .zip(&y.procs)
                     .map(|(p, q)| ProcSnap {
                         name: p.name.clone(),
-                        busy_ps: sub_arr(q.busy_ps, p.busy_ps),
-                        ctx_ps: sub_arr(q.ctx_ps, p.ctx_ps),
-                        irqs_nic: q.irqs_nic - p.irqs_nic,
-                        irqs_ipi: q.irqs_ipi - p.irqs_ipi,
-                        context_switches: q.context_switches - p.context_switches,
+                        values: diff(&q.values, &p.values),
                     })
                     .collect(),
-                values: y.values.iter().zip(&x.values).map(|(b, a)| b - a).collect(),
+                values: diff(&y.values, &x.values),
             })
             .collect();
         Window {
@@ -119,8 +110,9 @@ impl Window {
 
     /// Busy fraction of a processor in this window (1 − idle share).
     pub fn utilisation(&self, node: usize, proc: usize) -> f64 {
+        // The first five processor counters are the busy time by category.
         let p = &self.d.nodes[node].procs[proc];
-        p.busy_ps.iter().sum::<u64>() as f64 / (self.end - self.start).0.max(1) as f64
+        p.values[..5].iter().sum::<f64>() / (self.end - self.start).0.max(1) as f64
     }
 }
 
@@ -180,6 +172,5 @@ pub fn check_window(
             }
         }
     }
-    let _ = CATEGORIES;
     Ok(())
 }
