@@ -3,7 +3,8 @@
 //! busy time accounted by category (host-path §2.2, §2.8, §7.5).
 
 use crate::config::{Category, ProcName};
-use crate::hw::memory::Touch;
+use crate::hw::frame::FlowId;
+use crate::hw::memory::{Region, Touch};
 use crate::units::{Duration, Freq, Time};
 
 pub const CATEGORIES: [Category; 5] = [
@@ -31,16 +32,52 @@ pub struct Piece {
     pub cat: Option<Category>,
     pub cycles: f64,
     pub refs: f64,
-    /// Register accesses (a byte each keeps a piece at 32 bytes: jobs move on dispatch).
+    /// Register accesses (a byte each keeps a piece at 24 bytes: jobs move on dispatch).
     pub pio_reads: u8,
     pub pio_writes: u8,
-    /// What its references touch.
-    pub touch: Touch,
+    /// Which of its job's data its references go to.
+    pub touches: Touches,
+}
+
+/// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Touches {
+    #[default]
+    Private,
+    Connection,
+    Buffer,
+    Ring,
+}
+
+/// What a job's pieces touch: its flow's connection state, a socket-buffer range (stream
+/// offset modulo 2^32 and size) and the received frame in the ring. Kept once per job, not
+/// per piece, so jobs stay small.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobData {
+    pub flow: FlowId,
+    pub buffer_addr: u32,
+    pub buffer_bytes: u32,
+    pub ring_bytes: u32,
+}
+
+impl JobData {
+    pub fn touch(&self, t: Touches) -> Touch {
+        match t {
+            Touches::Private => Touch::default(),
+            Touches::Connection => Touch::new(Region::Connection(self.flow), 0, 0),
+            Touches::Buffer => Touch::new(
+                Region::SocketBuffer(self.flow),
+                self.buffer_addr,
+                self.buffer_bytes,
+            ),
+            Touches::Ring => Touch::new(Region::Ring, 0, self.ring_bytes),
+        }
+    }
 }
 
 impl Piece {
-    pub fn touching(mut self, touch: Touch) -> Self {
-        self.touch = touch;
+    pub fn touching(mut self, touches: Touches) -> Self {
+        self.touches = touches;
         self
     }
 
@@ -80,6 +117,8 @@ pub struct Job {
     len: u8,
     idx: u8,
     pub then: Then,
+    /// What its pieces touch.
+    pub data: JobData,
 }
 
 impl Job {
@@ -89,6 +128,7 @@ impl Job {
             len: 0,
             idx: 0,
             then,
+            data: JobData::default(),
         }
     }
 
@@ -100,6 +140,11 @@ impl Job {
         assert!((self.len as usize) < MAX_PIECES, "job has too many pieces");
         self.pieces[self.len as usize] = p;
         self.len += 1;
+    }
+
+    pub fn with_data(mut self, data: JobData) -> Self {
+        self.data = data;
+        self
     }
 
     /// Puts `p` before the pieces not yet started (a context switch ahead of a thread's work).
@@ -208,6 +253,7 @@ impl Processor {
     pub fn next_chunk(&mut self) -> Option<Chunk> {
         let batch = self.batch_refs;
         let (_, job) = self.running.as_mut()?;
+        let data = job.data;
         loop {
             let p = job.current()?;
             if p.is_empty() {
@@ -222,7 +268,7 @@ impl Processor {
             };
             let c = Chunk {
                 refs,
-                touch: p.touch,
+                touch: data.touch(p.touches),
                 cycles,
                 pio_reads: p.pio_reads as u32,
                 pio_writes: p.pio_writes as u32,
@@ -320,9 +366,13 @@ mod tests {
 
     #[test]
     fn every_chunk_carries_what_its_piece_touches() {
-        use crate::hw::memory::Region;
         let mut p = proc();
-        let touch = Touch::new(Region::SocketBuffer(1), 1000, 4096);
+        let data = JobData {
+            flow: 1,
+            buffer_addr: 1000,
+            buffer_bytes: 4096,
+            ring_bytes: 0,
+        };
         let job = Job::new(Then::Thread(0))
             .with(
                 Piece {
@@ -331,13 +381,14 @@ mod tests {
                     refs: 150.0,
                     ..Default::default()
                 }
-                .touching(touch),
+                .touching(Touches::Buffer),
             )
             .with(Piece {
                 cat: Some(Category::Os),
                 cycles: 10.0,
                 ..Default::default()
-            });
+            })
+            .with_data(data);
         p.running = Some((Ctx::Process, job));
         let chunks: Vec<Chunk> = std::iter::from_fn(|| p.next_chunk()).collect();
         assert_eq!(
@@ -345,7 +396,8 @@ mod tests {
             4,
             "150 references in batches of 64, then the OS piece"
         );
-        assert!(chunks[..3].iter().all(|c| c.touch == touch));
+        let buf = Touch::new(Region::SocketBuffer(1), 1000, 4096);
+        assert!(chunks[..3].iter().all(|c| c.touch == buf));
         assert_eq!(chunks[3].touch, Touch::default());
     }
 
@@ -380,6 +432,6 @@ mod tests {
     #[test]
     fn a_piece_stays_small() {
         // Jobs are copied on every dispatch; a bigger piece measurably slows whole runs.
-        assert_eq!(std::mem::size_of::<Piece>(), 32);
+        assert_eq!(std::mem::size_of::<Piece>(), 24);
     }
 }

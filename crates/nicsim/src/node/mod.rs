@@ -15,10 +15,10 @@ use crate::config::{Category, Config, Costs, ProcName, StageCost};
 use crate::derived;
 use crate::hw::apic::Apic;
 use crate::hw::bus::IoBus;
-use crate::hw::cpu::{Job, Piece, Processor, Then};
+use crate::hw::cpu::{Job, JobData, Piece, Processor, Then, Touches};
 use crate::hw::dma::DmaEngine;
 use crate::hw::link::Lane;
-use crate::hw::memory::{MemPath, MemoryHierarchy, Region, Touch};
+use crate::hw::memory::{MemPath, MemoryHierarchy};
 use crate::hw::nic::{Nic, NicParams};
 use crate::os::thread::Thread;
 use crate::placement::{processors, Receive, Roles};
@@ -81,7 +81,7 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
         refs: s * (c.r_pkt * count + c.r_byte * bytes),
         pio_reads: register_accesses(c.pio_reads, count),
         pio_writes: register_accesses(c.pio_writes, count),
-        touch: Touch::default(),
+        touches: Touches::Private,
     }
 }
 
@@ -159,14 +159,15 @@ impl Node {
         })
     }
 
-    /// A connection's socket buffer from stream offset `seq`, `bytes` long.
-    pub(crate) fn socket_buffer(seq: u64, bytes: u64) -> Touch {
-        Touch::new(Region::SocketBuffer(FLOW), seq as u32, bytes as u32)
-    }
-
-    /// The connection's socket and control block.
-    pub(crate) fn connection() -> Touch {
-        Touch::new(Region::Connection(FLOW), 0, 0)
+    /// What a job of the connection touches: its socket buffer from stream offset `seq`,
+    /// `bytes` long, and a received frame of `ring_bytes` in the ring.
+    pub(crate) fn data(seq: u64, bytes: u64, ring_bytes: u64) -> JobData {
+        JobData {
+            flow: FLOW,
+            buffer_addr: seq as u32,
+            buffer_bytes: bytes as u32,
+            ring_bytes: ring_bytes as u32,
+        }
     }
 
     /// The processor a role runs on, by its typed id.

@@ -4,7 +4,7 @@
 use super::thread::{Op, Wait};
 use crate::config::{Category, TxOutput};
 use crate::engine::Engine;
-use crate::hw::cpu::{Job, Notice, Piece, Then};
+use crate::hw::cpu::{Job, Notice, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
 use std::rc::Rc;
@@ -72,7 +72,8 @@ impl Node {
             Some(job_of(Then::Thread(tid), pieces))
         };
         if let Some(seg) = self.threads[tid].xmit.pop_front() {
-            return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg));
+            return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
+                .map(|j| j.with_data(Node::data(0, 0, 0)));
         }
         // A send or receive enters the kernel once per call.
         let syscall = match op {
@@ -99,12 +100,12 @@ impl Node {
                 }
                 let n = left.min(space);
                 let bell = self.toe_doorbell(tid);
-                let buf = Node::socket_buffer(self.tcp.write_seq(), n);
+                let data = Node::data(self.tcp.write_seq(), n, 0);
                 // Without checksum offload, csum_partial_copy folds the sum into this copy.
                 let fold = if self.cfg.nic.csum_offload {
                     Piece::default()
                 } else {
-                    self.piece(&c.tx_csum_fold, n, 1).touching(buf)
+                    self.piece(&c.tx_csum_fold, n, 1).touching(Touches::Buffer)
                 };
                 mk(
                     self,
@@ -113,12 +114,13 @@ impl Node {
                         push: n == left,
                     },
                     &[
-                        self.piece(&c.tx_copy, n, 1).touching(buf),
+                        self.piece(&c.tx_copy, n, 1).touching(Touches::Buffer),
                         fold,
                         self.piece(&c.skb_alloc, 0, 1),
                         bell,
                     ],
                 )
+                .map(|j| j.with_data(data))
             }
             Op::Recv(_) => {
                 let avail = self.tcp.readable().min(left);
@@ -127,17 +129,19 @@ impl Node {
                     return None;
                 }
                 let skbs = avail.div_ceil(self.tcp.mss as u64) as u32;
-                let buf = Node::socket_buffer(self.tcp.read_seq(), avail);
+                let data = Node::data(self.tcp.read_seq(), avail, 0);
                 let bell = self.toe_doorbell(tid);
                 mk(
                     self,
                     Effect::Read { bytes: avail },
                     &[
-                        self.piece(&c.rx_copy, avail, skbs).touching(buf),
+                        self.piece(&c.rx_copy, avail, skbs)
+                            .touching(Touches::Buffer),
                         self.piece(&c.skb_free, 0, skbs),
                         bell,
                     ],
                 )
+                .map(|j| j.with_data(data))
             }
             Op::Compute { cycles, refs } => {
                 let p = Piece {

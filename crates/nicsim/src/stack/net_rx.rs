@@ -3,8 +3,7 @@
 //! within the NAPI budget.
 
 use crate::engine::Engine;
-use crate::hw::cpu::{Job, Piece, Then};
-use crate::hw::memory::{Region, Touch};
+use crate::hw::cpu::{Job, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::placement::{Acks, Receive};
@@ -29,7 +28,8 @@ impl Node {
             return mk(self, Effect::None, &[self.piece(&c.softirq_dispatch, 0, 1)]);
         }
         if let Some(seg) = self.sq.xmit.pop_front() {
-            return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg));
+            return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
+                .map(|j| j.with_data(Node::data(0, 0, 0)));
         }
         if let Some(tid) = self.sq.wake.pop_front() {
             let to = self.threads[tid].proc;
@@ -78,19 +78,19 @@ impl Node {
                     Payload::Tcp(s) => s.seq,
                     Payload::Raw => 0,
                 };
-                let buf = Node::socket_buffer(seq, bytes);
-                let ring = Touch::new(Region::Ring, 0, f.hdr.ip_bytes() as u32);
+                let data = Node::data(seq, bytes, f.hdr.ip_bytes());
                 let mut pieces = vec![
-                    self.piece(&c.rx_poll, bytes, 1).touching(ring),
+                    self.piece(&c.rx_poll, bytes, 1).touching(Touches::Ring),
                     self.piece(&c.skb_alloc, 0, 1),
-                    self.piece(&c.rx_ip, bytes, 1).touching(ring),
-                    self.piece(&c.rx_tcp, bytes, 1).touching(Node::connection()),
+                    self.piece(&c.rx_ip, bytes, 1).touching(Touches::Ring),
+                    self.piece(&c.rx_tcp, bytes, 1)
+                        .touching(Touches::Connection),
                 ];
                 if !self.cfg.nic.csum_offload {
-                    pieces.push(self.piece(&c.csum, bytes, 1).touching(buf));
+                    pieces.push(self.piece(&c.csum, bytes, 1).touching(Touches::Buffer));
                 }
                 if self.cfg.rx.softirq_payload_copy && bytes > 0 && !f.is_raw() {
-                    pieces.push(self.piece(&c.skb_copy, bytes, 1).touching(buf));
+                    pieces.push(self.piece(&c.skb_copy, bytes, 1).touching(Touches::Buffer));
                 }
                 if f.is_raw() {
                     // Consumed at the top of the stack; nothing queues it for a reader.
@@ -99,7 +99,7 @@ impl Node {
                     pieces.push(self.piece(&c.tx_ack, 0, 1));
                     pieces.push(self.piece(&c.skb_free, 0, 1));
                 }
-                return mk(self, Effect::RxPacket(f), &pieces);
+                return mk(self, Effect::RxPacket(f), &pieces).map(|j| j.with_data(data));
             }
         }
         // Nothing left: a NAPI poll ends by re-enabling device interrupts.
@@ -115,7 +115,7 @@ impl Node {
     pub(crate) fn xmit_pieces(&self, seg: &Segment) -> Vec<Piece> {
         let c = &self.cfg.costs;
         let mut v = vec![
-            self.piece(&c.tx_tcp, 0, 1).touching(Node::connection()),
+            self.piece(&c.tx_tcp, 0, 1).touching(Touches::Connection),
             self.piece(&c.tx_ip, 0, 1),
         ];
         if !(self.roles.acks == Acks::NicLocal && seg.is_pure_ack()) {
