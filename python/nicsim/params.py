@@ -83,7 +83,7 @@ PARAMS: list[Param] = [
     # TCP
     P("tcp.socket_buffer_bytes", "size", "64 KiB", "requested send and receive socket buffers", "[S] Table 4.5", min=2048, max=1073741824),
     P("tcp.buffer_semantics", "choice", "linux", "linux: doubled, truesize-charged, adv_win_scale; literal: window = buffer", "[N] Q24", choices=("linux", "literal")),
-    P("tcp.adv_win_scale", "int", 2, "share of free buffer kept back from the window (1/2^n)", "[R] Linux 2.6", min=0, max=8),
+    P("tcp.adv_win_scale", "int", 2, "share of free buffer kept back from the window (1/2^n; 0 would keep it all back, a zero window, as Linux's space - space/2^0)", "[R] Linux 2.6", min=1, max=8),
     P("tcp.timestamps", "bool", True, "TCP timestamp option (12 bytes off the MSS)", "[R] Linux 2.6 default"),
     P("tcp.skb_overhead_bytes", "size", "256 B", "sk_buff bookkeeping charged per buffer beyond its payload", "[R] struct sk_buff + shared info, approx.", min=0, max=65536),
     P("tcp.charge_truesize", "bool", True, "charge socket buffers by truesize", "[N][R] §2.7"),
