@@ -68,13 +68,7 @@ impl Node {
         self.kick(eng, wire, p);
     }
 
-    pub(crate) fn after_hardirq(
-        &mut self,
-        eng: &mut Engine<Ev>,
-        _wire: &mut Wire,
-        p: usize,
-        taken: u32,
-    ) {
+    pub(crate) fn after_hardirq(&mut self, eng: &mut Engine<Ev>, p: usize, taken: u32) {
         // netif_rx moved the frames the handler found to the protocol's backlog.
         for _ in 0..taken {
             let f = match self.roles.receive {

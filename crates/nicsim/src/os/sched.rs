@@ -152,7 +152,7 @@ impl Node {
 
     pub(crate) fn complete(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, then: Then) {
         match then {
-            Then::HardIrq(taken) => self.after_hardirq(eng, wire, p, taken),
+            Then::HardIrq(taken) => self.after_hardirq(eng, p, taken),
             Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(),
             Then::Notified(Notice::Reschedule | Notice::CrossCall) | Then::Nothing => {}
             Then::Softirq => {
