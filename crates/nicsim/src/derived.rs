@@ -15,7 +15,7 @@
 use crate::config::{Config, IrqPath, ProcName};
 use crate::hw::bus::{IoBus, NorthBridge};
 use crate::hw::dma::{Chan, DmaEngine};
-use crate::hw::link::{wire_bytes, FRAMING_BYTES, MIN_PAYLOAD_BYTES};
+use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES, FRAMING_BYTES, MIN_PAYLOAD_BYTES};
 use crate::hw::memory::MemoryModel;
 use crate::placement::processors;
 use crate::stack::tcp;
@@ -23,10 +23,6 @@ use crate::units::{BitRate, Time};
 use crate::Error;
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// Ethernet header bytes a DMA transfer moves with each IP datagram (the node's transfers are
-/// `ip_bytes + 14 + descriptor [+ status block]`; 14 is also the first term of `FRAMING_BYTES`).
-pub const ETH_HEADER_BYTES: u64 = 14;
 
 /// What the "0 = auto" parameters resolve to.
 #[derive(Clone, Debug, PartialEq, Serialize)]

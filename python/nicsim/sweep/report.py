@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..config import CATEGORIES
 from ..plot import COLOURS, colour, plt  # plt is matplotlib.pyplot on the Agg backend
 from .store import Store
 
-CATEGORIES = ("copy", "tcpip", "driver", "os", "app")
 # Category colours, chosen apart from the placement colours so the two never read alike.
 CAT_COLOURS = {"copy": "#8c564b", "tcpip": "#ff7f0e", "driver": "#17becf", "os": "#bcbd22", "app": "#e377c2"}
 PROC_STYLES = {"cpu0": "-", "cpu1": "--", "nic_cpu": ":"}

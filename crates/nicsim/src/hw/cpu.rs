@@ -7,14 +7,6 @@ use crate::hw::frame::FlowId;
 use crate::hw::memory::{Region, Touch};
 use crate::units::{Duration, Freq, Time};
 
-pub const CATEGORIES: [Category; 5] = [
-    Category::Copy,
-    Category::Tcpip,
-    Category::Driver,
-    Category::Os,
-    Category::App,
-];
-
 pub fn cat_index(c: Category) -> usize {
     c as usize
 }

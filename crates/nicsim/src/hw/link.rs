@@ -3,8 +3,13 @@
 
 use crate::units::{BitRate, Duration, Time};
 
-/// Ethernet header (14) + FCS (4) + preamble and SFD (8) + inter-frame gap (12).
-pub const FRAMING_BYTES: u64 = 14 + 4 + 8 + 12;
+/// Ethernet header: what a NIC's DMA moves with each IP datagram.
+pub const ETH_HEADER_BYTES: u64 = 14;
+/// Frame check sequence: stored with a frame in NIC memory, not moved by the DMA.
+pub const FCS_BYTES: u64 = 4;
+/// Ethernet header + FCS + preamble and SFD (8) + inter-frame gap (12): a frame's wire cost
+/// beyond its IP datagram.
+pub const FRAMING_BYTES: u64 = ETH_HEADER_BYTES + FCS_BYTES + 8 + 12;
 /// Minimum Ethernet payload; shorter payloads are padded.
 pub const MIN_PAYLOAD_BYTES: u64 = 46;
 

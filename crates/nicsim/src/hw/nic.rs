@@ -4,6 +4,7 @@
 //! the decisions. It reads frame headers only; `P` is the payload it never inspects.
 
 use crate::hw::frame::Frame;
+use crate::hw::link::{ETH_HEADER_BYTES, FCS_BYTES};
 use crate::units::{Duration, Time};
 use std::collections::VecDeque;
 
@@ -202,8 +203,7 @@ impl<P> Nic<P> {
     /// Ring accumulation: hold a frame in NIC memory and say whether a flush is due.
     /// Flush rule (host-path Q10): the ring is full, or the frame carries PUSH.
     pub fn accumulate(&mut self, f: Frame<P>, flush_on_push: bool) -> Held {
-        let slot =
-            f.hdr.ip_bytes() + crate::hw::link::FRAMING_BYTES - 20 + self.p.ring_slot_overhead;
+        let slot = f.hdr.ip_bytes() + ETH_HEADER_BYTES + FCS_BYTES + self.p.ring_slot_overhead;
         if self.acc_bytes + slot > self.p.ring_bytes && !self.acc.is_empty() {
             return Held::RingFull;
         }

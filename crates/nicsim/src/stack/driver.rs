@@ -1,9 +1,9 @@
 //! The NIC driver and the NIC's host-facing side: transmit posting and the qdisc, descriptor
 //! reclaim, receive DMA completion, interrupt raising and coalescing, and ring accumulation.
 
-use crate::derived::ETH_HEADER_BYTES;
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
+use crate::hw::link::ETH_HEADER_BYTES;
 use crate::hw::nic::{FlushCause, Held, IrqDecision};
 use crate::node::{Ev, IrqKind, Node, Wire};
 use crate::placement::{Acks, Receive};

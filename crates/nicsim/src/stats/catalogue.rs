@@ -143,20 +143,10 @@ pub const PROC_COUNTERS: &[ProcCounter] = &[
     }),
 ];
 
-/// Position of `key` in `PROC_COUNTERS`.
-pub fn proc_index_of(key: &str) -> usize {
-    PROC_COUNTERS
-        .iter()
-        .position(|c| c.key == key)
-        .unwrap_or_else(|| panic!("no processor counter {key}"))
-}
-
-/// Position of `key` in `NODE_COUNTERS`.
-pub fn index_of(key: &str) -> usize {
-    NODE_COUNTERS
-        .iter()
-        .position(|c| c.key == key)
-        .unwrap_or_else(|| panic!("no node counter {key}"))
+/// Position of `key` in a counter table's keys, in the order the table declares them.
+pub fn position<'a>(mut keys: impl Iterator<Item = &'a str>, key: &str) -> usize {
+    keys.position(|k| k == key)
+        .unwrap_or_else(|| panic!("no counter {key}"))
 }
 
 #[cfg(test)]

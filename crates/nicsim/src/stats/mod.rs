@@ -18,7 +18,7 @@ pub struct ProcSnap {
 
 impl ProcSnap {
     pub fn get(&self, key: &str) -> f64 {
-        self.values[catalogue::proc_index_of(key)]
+        self.values[catalogue::position(PROC_COUNTERS.iter().map(|c| c.key), key)]
     }
 }
 
@@ -31,7 +31,7 @@ pub struct NodeSnap {
 
 impl NodeSnap {
     pub fn get(&self, key: &str) -> f64 {
-        self.values[catalogue::index_of(key)]
+        self.values[catalogue::position(NODE_COUNTERS.iter().map(|c| c.key), key)]
     }
 }
 

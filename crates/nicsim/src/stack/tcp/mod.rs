@@ -72,6 +72,19 @@ struct TxSkb {
     sent_at: Option<Time>,
 }
 
+impl TxSkb {
+    /// The data segment this buffer goes out as; `stamp` fills in the ACK and window.
+    fn segment(&self) -> Segment {
+        Segment {
+            seq: self.seq,
+            len: self.len,
+            ack: 0,
+            win: 0,
+            push: self.push,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct TcpStats {
     pub segments_sent: u64,

@@ -46,13 +46,7 @@ impl Tcp {
                 self.stats.retransmitted_segments += 1;
                 self.stats.retransmitted_bytes += skb.len as u64;
                 self.stats.data_segments_sent += 1;
-                out.push(self.stamp(Segment {
-                    seq: skb.seq,
-                    len: skb.len,
-                    ack: 0,
-                    win: 0,
-                    push: skb.push,
-                }));
+                out.push(self.stamp(skb.segment()));
             }
         }
         while self.send_head < self.skbs.len() {
@@ -92,13 +86,7 @@ impl Tcp {
                 self.pingpong = true;
             }
             self.last_data_sent = now;
-            out.push(self.stamp(Segment {
-                seq: skb.seq,
-                len: skb.len,
-                ack: 0,
-                win: 0,
-                push: skb.push,
-            }));
+            out.push(self.stamp(skb.segment()));
         }
         // Data waits, nothing is in flight to bring an ACK: probe the window later (persist).
         let waiting = self.send_head < self.skbs.len() && self.snd_nxt == self.snd_una;
