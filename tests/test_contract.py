@@ -64,6 +64,8 @@ INDIRECT = {
     "placement.irq_path": ({}, "direct", "placements.1.irq_path", "direct"),
     "placement.rx_mode": ({}, "ring_accumulate", "placements.1.rx_mode", "ring_accumulate"),
     "placement.sender": (TWO, "onload", "placements.0.name", "onload"),
+    # More clients need the switch, and add one placement per client.
+    "topology.clients": ({"switch.present": True}, 2, "topology.clients", 2),
     "tx.model": ({"nic_cpu.present": True, "placement.preset": "offload"}, "toe", "placements.1.tx_output", "protocol"),
     "onload.per_packet_irq": ({**TWO, "placement.preset": "onload"}, True, "placements.1.per_packet_irq", True),
     # The trace file is read into two arrays (value and expectation filled in by `_plan`).

@@ -260,16 +260,17 @@ def placement_table(v: dict, preset: str, overrides: bool) -> dict[str, str]:
 
 
 def node_placements(v: dict) -> list[dict[str, str]]:
-    node1 = placement_table(v, v["placement.preset"], True)
+    """One placement per node: the clients (placement.sender), then the server."""
+    server = placement_table(v, v["placement.preset"], True)
     sender = v["placement.sender"]
-    node0 = node1 if sender == "same" else placement_table(v, sender, False)
-    return [dict(node0), dict(node1)]
+    client = server if sender == "same" else placement_table(v, sender, False)
+    return [dict(client) for _ in range(v["topology.clients"])] + [dict(server)]
 
 
 def _check(v: dict) -> None:
     have = ["cpu0"] + (["cpu1"] if v["cpu.count"] >= 2 else []) + (["nic_cpu"] if v["nic_cpu.present"] else [])
     for i, t in enumerate(node_placements(v)):
-        where = "placement" if i == 1 or v["placement.sender"] == "same" else "placement.sender"
+        where = "placement" if i == v["topology.clients"] or v["placement.sender"] == "same" else "placement.sender"
         for role in ("driver", "protocol", "comm_thread", "app"):
             proc = t[role]
             if proc not in have:
@@ -287,6 +288,8 @@ def _check(v: dict) -> None:
             raise ConfigError(f"workload.packet_gen.rate_pps: {v['workload.packet_gen.rate_pps']:g} frames/s exceeds the link's {line_pps:,.0f} frames/s for {v['workload.packet_gen.frame_bytes']}-byte frames")
         if v["workload.packet_gen.frame_bytes"] > v["nic.mtu_bytes"] + 18:
             raise ConfigError("workload.packet_gen.frame_bytes exceeds the MTU plus the 18-byte Ethernet header and FCS")
+    if v["topology.clients"] > 1 and not v["switch.present"]:
+        raise ConfigError(f"topology.clients = {v['topology.clients']}: a link joins only two nodes; set switch.present = true")
     if v["io.dma_chunk_bytes"] > v["nic.memory_bytes"]:
         raise ConfigError("io.dma_chunk_bytes must not exceed nic.memory_bytes")
 

@@ -80,6 +80,12 @@ PARAMS: list[Param] = [
     # link
     P("link.rate_bps", "rate", "1 Gbps", "link bandwidth, each direction", "[S] Table 4.5", min=1e+06, max=1e+13),
     P("link.latency_ps", "time", "1 us", "propagation delay", "[N] Q8", min=0, max=1e+12),
+    # topology
+    P("topology.clients", "int", 1, "client nodes (node0 … node{clients-1}, with placement.sender); the server after them has placement.preset", "[N] one sender per server in NetPIPE and Hpcbench", min=1, max=254),
+    P("switch.present", "bool", False, "an output-queued switch joins every node (more than one client needs it); false: one link joins the two nodes", "[N]"),
+    P("switch.port_rate_bps", "rate", "1 Gbps", "rate of each switch output port", "[N] the link rate of Table 4.5", min=1e+06, max=1e+13),
+    P("switch.latency_ps", "time", "1 us", "store-and-forward latency of the switch plus the output link's propagation", "[N][R] a gigabit switch's forwarding latency is a few µs", min=0, max=1e+12),
+    P("switch.buffer_bytes", "size", "128 KiB", "bytes each output port may hold waiting to be sent (wire bytes); frames beyond it are dropped and counted", "[N][R] shallow per-port buffers of commodity gigabit switches", min=1, max=1e+10),
     # TCP
     P("tcp.socket_buffer_bytes", "size", "64 KiB", "requested send and receive socket buffers", "[S] Table 4.5", min=2048, max=1073741824),
     P("tcp.buffer_semantics", "choice", "linux", "linux: doubled, truesize-charged, adv_win_scale; literal: window = buffer", "[N] Q24", choices=("linux", "literal")),
@@ -112,7 +118,7 @@ PARAMS: list[Param] = [
     P("placement.app", "choice", "", "override: processor of the application-load thread", "[S] §5.7", choices=("",) + PROCESSORS),
     P("placement.irq_path", "choice", "", "override: ioapic (with its latency) or direct", "[S] §4.6, §5.5.4", choices=("", "ioapic", "direct")),
     P("placement.rx_mode", "choice", "", "override: host_ring (per-packet DMA) or ring_accumulate (NIC memory, one burst per flush)", "[S] §5.5.4", choices=("", "host_ring", "ring_accumulate")),
-    P("placement.sender", "choice", "same", "placement of node0 (the streaming sender); 'same' = as node1", "[N] Q1", choices=("same", "base", "offload", "onload", "hybrid")),
+    P("placement.sender", "choice", "same", "placement of the client nodes (the streaming senders); 'same' = as the server", "[N] Q1", choices=("same", "base", "offload", "onload", "hybrid")),
     # cost profile
     P("costs.profile", "choice", "ortiz2008", "cost profile file in nicsim/profiles", "[N] calibrated, see docs/calibration.md", choices=("ortiz2008",)),
     # workloads

@@ -18,12 +18,15 @@ pub struct Config {
     pub nic: Nic,
     pub napi: Napi,
     pub link: Link,
+    pub topology: Topology,
+    pub switch: Switch,
     pub tcp: Tcp,
     pub sched: Sched,
     pub offload: Offload,
     pub smp: Smp,
     pub rx: RxPath,
-    /// One resolved placement per node: `node0` sends in streaming runs, `node1` receives.
+    /// One resolved placement per node: the clients first (they send in streaming runs),
+    /// then the server.
     pub placements: Vec<Placement>,
     pub costs: Costs,
     pub workload: Workload,
@@ -132,6 +135,23 @@ pub struct Napi {
 pub struct Link {
     pub rate_bps: BitRate,
     pub latency_ps: Duration,
+}
+
+/// Which nodes there are: clients node0 … node{clients−1}, then the server.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    pub clients: u32,
+}
+
+/// An output-queued switch joining every node (else one link joins two nodes).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Switch {
+    pub present: bool,
+    pub port_rate_bps: BitRate,
+    pub latency_ps: Duration,
+    pub buffer_bytes: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

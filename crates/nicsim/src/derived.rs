@@ -475,10 +475,11 @@ mod tests {
                 }
             }
             let d = derived(&c);
-            let w = crate::system::World::new(&c, true).unwrap();
+            let mut w = crate::system::World::new(&c).unwrap();
+            w.connect(0, 1, true).unwrap();
             assert_eq!(d.link_payload_bps, w.link_payload_bps);
             for n in &w.nodes {
-                assert_eq!(d.mss_bytes, n.tcp.mss as u64);
+                assert_eq!(d.mss_bytes, n.conns[0].tcp.mss as u64);
                 assert_eq!(n.procs.len(), d.processors.len());
                 for (i, p) in n.procs.iter().enumerate() {
                     let q = &d.processors[p.id.as_str()];

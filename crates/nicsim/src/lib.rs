@@ -53,14 +53,23 @@ pub fn parse_config(json: &str) -> Result<Config, Error> {
 /// an invariant keeps what it measured before the break beside the `error`.
 pub fn run(cfg: &Config) -> Result<Value, Error> {
     let mut wl = workload::build(cfg);
-    let mut w = system::World::new(cfg, wl.nodelay()).map_err(Error::Config)?;
+    let mut w = system::World::new(cfg).map_err(Error::Config)?;
     let err = workload::drive(&mut w, wl.as_mut()).err();
     let mut out = wl.report(&w);
     if let Some(e) = err {
         out["error"] = json!(e);
     }
-    let cons: Vec<Value> = (0..2).map(|s| json!(w.conservation(s))).collect();
-    out["conservation"] = json!({"node0_to_node1": cons[0], "node1_to_node0": cons[1]});
+    let cons: serde_json::Map<String, Value> = w
+        .directions()
+        .into_iter()
+        .map(|(a, b)| {
+            (
+                format!("node{a}_to_node{b}"),
+                json!(w.conservation(a, b, None)),
+            )
+        })
+        .collect();
+    out["conservation"] = Value::Object(cons);
     out["simulator"] = json!({
         "events": w.eng.executed(),
         "simulated_s": w.eng.now().as_secs_f64(),

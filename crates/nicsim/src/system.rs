@@ -1,23 +1,29 @@
-//! The whole simulated system, wired in reading order: two nodes, a full-duplex link and the
-//! engine; `workload::drive` runs a workload on it. The only place that turns events into model calls.
+//! The whole simulated system, wired in reading order: the nodes (clients, then the server),
+//! the fabric that joins them (one link, or a switch) and the engine; `workload::drive` runs
+//! a workload on it, opening connections and starting threads through it. The only place
+//! that turns events into model calls.
 
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
-use crate::hw::link::Lane;
+use crate::hw::fabric::SwitchParams;
+use crate::hw::frame::{FlowId, FrameHeader, NodeAddr};
 use crate::node::{Ev, Node, Wire};
-use crate::os::thread::Op;
+use crate::os::thread::{Op, Priority};
+use crate::stack::conn::ConnId;
 use crate::stack::Frame;
 use crate::stats::{check_window, Conservation, Snapshot, Window};
 use crate::units::Time;
-use std::collections::VecDeque;
+
+/// Flow ids a connection may take: 0 is "no connection", the rest are ephemeral ports.
+pub const MAX_CONNECTIONS: usize = FlowId::MAX as usize;
 
 pub struct World {
     pub eng: Engine<Ev>,
     pub nodes: Vec<Node>,
-    /// `lanes[i]` carries frames from node i to the other node.
-    lanes: [Lane; 2],
-    wires: [VecDeque<(Time, Frame)>; 2],
+    pub fabric: Wire,
+    /// Each flow's two ends, (node, connection index there); flow 0 is the generator's.
+    flows: Vec<[(NodeAddr, ConnId); 2]>,
     pub link_payload_bps: f64,
     /// Payload bytes a workload injected at node1's MAC (they did not come from node0's TCP).
     injected_bytes: u64,
@@ -25,38 +31,87 @@ pub struct World {
 }
 
 impl World {
-    /// Two nodes of `cfg` joined by the link; `nodelay` is the workload's socket option.
-    pub fn new(cfg: &Config, nodelay: bool) -> Result<World, String> {
-        let shared = std::rc::Rc::new(cfg.clone());
-        let nodes = vec![
-            Node::new(0, &shared, nodelay)?,
-            Node::new(1, &shared, nodelay)?,
-        ];
-        let lane = || Lane::new(cfg.link.rate_bps, cfg.link.latency_ps);
-        let mut eng = Engine::new();
-        for n in &nodes {
-            n.start_cross_calls(&mut eng, cfg.smp.background_ipi_per_s);
+    /// The nodes and fabric of `cfg`, with no connections or threads yet.
+    pub fn new(cfg: &Config) -> Result<World, String> {
+        let n = cfg.topology.clients as usize + 1;
+        if cfg.placements.len() != n {
+            return Err(format!(
+                "placements: {} given for {n} nodes (topology.clients = {} and a server)",
+                cfg.placements.len(),
+                cfg.topology.clients
+            ));
         }
+        if n > 2 && !cfg.switch.present {
+            return Err(format!(
+                "topology.clients = {}: a link joins only two nodes; set switch.present = true",
+                cfg.topology.clients
+            ));
+        }
+        if n > NodeAddr::MAX as usize {
+            return Err(format!(
+                "topology.clients = {}: at most {} nodes",
+                cfg.topology.clients,
+                NodeAddr::MAX
+            ));
+        }
+        let frame = crate::hw::link::wire_bytes(cfg.nic.mtu_bytes);
+        if cfg.switch.present && cfg.switch.buffer_bytes < frame {
+            return Err(format!(
+                "switch.buffer_bytes = {}: a port must hold at least one full frame ({frame} bytes on the wire)",
+                cfg.switch.buffer_bytes
+            ));
+        }
+        let shared = std::rc::Rc::new(cfg.clone());
+        let nodes = (0..n)
+            .map(|i| Node::new(i as u8, &shared))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut eng = Engine::new();
+        for node in &nodes {
+            node.start_cross_calls(&mut eng, cfg.smp.background_ipi_per_s);
+        }
+        let switch = cfg.switch.present.then_some(SwitchParams {
+            port_rate: cfg.switch.port_rate_bps,
+            latency: cfg.switch.latency_ps,
+            buffer_bytes: cfg.switch.buffer_bytes,
+        });
         Ok(World {
             eng,
             nodes,
-            lanes: [lane(), lane()],
-            wires: [VecDeque::new(), VecDeque::new()],
+            fabric: Wire::new(n, cfg.link.rate_bps, cfg.link.latency_ps, switch),
+            flows: vec![[(0, 0), (1, 0)]],
             link_payload_bps: crate::derived::link_payload_bps(cfg),
             injected_bytes: 0,
             cfg: cfg.clone(),
         })
     }
 
-    fn split(&mut self, n: usize) -> (&mut Node, &mut Engine<Ev>, Wire<'_>) {
-        (
-            &mut self.nodes[n],
-            &mut self.eng,
-            Wire {
-                lane: &mut self.lanes[n],
-                frames: &mut self.wires[n],
-            },
-        )
+    /// The server: the node after the clients.
+    pub fn server(&self) -> usize {
+        self.nodes.len() - 1
+    }
+
+    /// A connected socket pair between nodes `a` and `b`; their indices there.
+    pub fn connect(
+        &mut self,
+        a: usize,
+        b: usize,
+        nodelay: bool,
+    ) -> Result<(ConnId, ConnId), String> {
+        let flow = self.flows.len();
+        if flow > MAX_CONNECTIONS {
+            return Err(format!(
+                "more than {MAX_CONNECTIONS} connections: flow ids (ephemeral ports) run out"
+            ));
+        }
+        let ca = self.nodes[a].open(flow as FlowId, b as NodeAddr, nodelay);
+        let cb = self.nodes[b].open(flow as FlowId, a as NodeAddr, nodelay);
+        self.flows.push([(a as NodeAddr, ca), (b as NodeAddr, cb)]);
+        Ok((ca, cb))
+    }
+
+    /// A thread on `node`, pinned to its processor `proc`.
+    pub fn spawn(&mut self, node: usize, proc: usize, prio: Priority) -> Result<usize, String> {
+        self.nodes[node].spawn(proc, prio)
     }
 
     /// Executes one event; returns false when the queue is empty.
@@ -64,42 +119,31 @@ impl World {
         let Some((_, ev)) = self.eng.pop() else {
             return false;
         };
+        let (nodes, e, w) = (&mut self.nodes, &mut self.eng, &mut self.fabric);
         match ev {
-            Ev::Chunk { node, proc } => {
-                let (n, e, mut w) = self.split(node as usize);
-                n.on_chunk(e, &mut w, proc as usize);
-            }
-            Ev::Dma { node, chan } => {
-                let (n, e, mut w) = self.split(node as usize);
-                n.on_dma(e, &mut w, Chan::from_index(chan));
-            }
+            Ev::Chunk { node, proc } => nodes[node as usize].on_chunk(e, w, proc as usize),
+            Ev::Dma { node, chan } => nodes[node as usize].on_dma(e, w, Chan::from_index(chan)),
             Ev::Arrive { node } => {
-                let (_, f) = self.wires[1 - node as usize]
-                    .pop_front()
-                    .expect("arrival without a frame");
-                let (n, e, mut w) = self.split(node as usize);
-                n.on_arrive(e, &mut w, f);
+                let f = w.arrive(node);
+                nodes[node as usize].on_arrive(e, w, f);
             }
-            Ev::Irq { node, proc, kind } => {
-                let (n, e, mut w) = self.split(node as usize);
-                n.on_irq(e, &mut w, proc as usize, kind);
+            Ev::SwitchIn { port } => {
+                if let Some((at, hop)) = w.switch_in(e.now(), port) {
+                    e.at(at, hop.into());
+                }
             }
-            Ev::Coalesce { node, at } => {
-                let (n, e, _) = self.split(node as usize);
-                n.on_coalesce(e, at);
-            }
-            Ev::AccIdle { node, at } => {
-                let (n, e, _) = self.split(node as usize);
-                n.on_acc_idle(e, at);
-            }
-            Ev::Timer { node, kind, at } => {
-                let (n, e, mut w) = self.split(node as usize);
-                n.on_timer(e, &mut w, kind, at);
-            }
+            Ev::Irq { node, proc, kind } => nodes[node as usize].on_irq(e, w, proc as usize, kind),
+            Ev::Coalesce { node, at } => nodes[node as usize].on_coalesce(e, at),
+            Ev::AccIdle { node, at } => nodes[node as usize].on_acc_idle(e, at),
+            Ev::Timer {
+                node,
+                conn,
+                kind,
+                at,
+            } => nodes[node as usize].on_timer(e, w, conn as usize, kind, at),
             Ev::CrossCall { node, proc } => {
                 let per_s = self.cfg.smp.background_ipi_per_s;
-                let (n, e, mut w) = self.split(node as usize);
-                n.on_cross_call(e, &mut w, proc as usize, per_s);
+                nodes[node as usize].on_cross_call(e, w, proc as usize, per_s);
             }
             Ev::Workload => {}
         }
@@ -107,15 +151,14 @@ impl World {
     }
 
     pub fn start_op(&mut self, node: usize, tid: usize, op: Op) {
-        let (n, e, mut w) = self.split(node);
-        n.start_op(e, &mut w, tid, op);
+        self.nodes[node].start_op(&mut self.eng, &mut self.fabric, tid, op);
     }
 
     /// One thread of `node` hands another an operation (see `Node::hand_off`).
     pub fn hand_off(&mut self, node: usize, from_tid: usize, tid: usize, op: Op) {
-        let (n, e, mut w) = self.split(node);
+        let n = &mut self.nodes[node];
         let from = n.thread_proc(from_tid);
-        n.hand_off(e, &mut w, from, tid, op);
+        n.hand_off(&mut self.eng, &mut self.fabric, from, tid, op);
     }
 
     /// Threads whose operations finished since the last call, as (node, thread).
@@ -139,31 +182,97 @@ impl World {
 
     /// Conservation and the physical bounds, for a measured window.
     pub fn check(&self, win: &Window) -> Result<(), String> {
-        let cons = [self.conservation(0), self.conservation(1)];
+        let cons: Vec<_> = self
+            .directions()
+            .into_iter()
+            .map(|(a, b)| (format!("node{a}→node{b}"), self.conservation(a, b, None)))
+            .collect();
         check_window(&cons, self.link_payload_bps, win)
     }
 
     /// A frame of `payload_bytes` from outside reaches `node`'s MAC now.
     pub fn inject(&mut self, node: usize, f: Frame, payload_bytes: u64) {
         self.injected_bytes += payload_bytes;
-        let (n, e, mut wire) = self.split(node);
-        n.on_arrive(e, &mut wire, f);
+        self.nodes[node].on_arrive(&mut self.eng, &mut self.fabric, f);
     }
 
-    /// Payload bytes between the two TCPs in direction `src` → other, by where they are.
-    pub fn conservation(&self, src: usize) -> Conservation {
-        let a = &self.nodes[src];
-        let b = &self.nodes[1 - src];
-        let on_wire: u64 = self.wires[src]
+    /// The directions that carry traffic: both ways between node0 and node1 (the generator
+    /// injects towards node1), and both ways of every connection.
+    pub fn directions(&self) -> Vec<(usize, usize)> {
+        let mut d: Vec<(usize, usize)> = self
+            .flows
             .iter()
-            .map(|(_, f)| f.hdr.payload_bytes())
+            .flat_map(|[(a, _), (b, _)]| [(*a as usize, *b as usize), (*b as usize, *a as usize)])
+            .collect();
+        d.sort_unstable();
+        d.dedup();
+        d
+    }
+
+    /// Which node sent a frame of `flow` to `dst`: the other end of the flow.
+    fn source(&self, flow: FlowId, dst: NodeAddr) -> usize {
+        let [(a, _), (b, _)] = self.flows[flow as usize];
+        if dst == b {
+            a as usize
+        } else {
+            b as usize
+        }
+    }
+
+    /// Payload bytes from node `src` to node `dst` (of one flow, if given), by where they are.
+    pub fn conservation(&self, src: usize, dst: usize, flow: Option<FlowId>) -> Conservation {
+        let keep = |h: &FrameHeader| {
+            h.dst as usize == dst
+                && self.source(h.flow, h.dst) == src
+                && flow.is_none_or(|f| f == h.flow)
+        };
+        let b = &self.nodes[dst];
+        let (mut sent, mut delivered, mut dropped) = (0, 0, 0);
+        for (f, ends) in self.flows.iter().enumerate() {
+            let f = f as FlowId;
+            let [(x, cx), (y, cy)] = *ends;
+            let (cs, cd) = match (x as usize, y as usize) {
+                (a, d) if (a, d) == (src, dst) => (cx, cy),
+                (d, a) if f > 0 && (a, d) == (src, dst) => (cy, cx),
+                _ => continue,
+            };
+            if flow.is_some_and(|want| want != f) {
+                continue;
+            }
+            if f == 0 {
+                sent += self.injected_bytes;
+                delivered += b.stats.raw_delivered_bytes;
+            } else {
+                sent += self.nodes[src].conns[cs].tx_payload_bytes;
+                delivered += b.conns[cd].rx_payload_bytes;
+            }
+            dropped += b
+                .stats
+                .dropped_by_flow
+                .get(f as usize)
+                .copied()
+                .unwrap_or(0);
+        }
+        dropped += self
+            .fabric
+            .dropped()
+            .iter()
+            .filter(|(f, d, _)| {
+                *d as usize == dst && self.source(*f, *d) == src && flow.is_none_or(|x| x == *f)
+            })
+            .map(|(_, _, bytes)| bytes)
+            .sum::<u64>();
+        let on_wire: u64 = self
+            .fabric
+            .frames()
+            .filter(|f| keep(&f.hdr))
+            .map(|f| f.hdr.payload_bytes())
             .sum();
-        let injected = if src == 0 { self.injected_bytes } else { 0 };
         Conservation {
-            sent_bytes: a.stats.payload_tx_bytes - a.tx_payload_in_flight() + injected,
-            delivered_bytes: b.stats.payload_rx_tcp_bytes + b.stats.raw_delivered_bytes,
-            in_flight_bytes: on_wire + b.rx_payload_in_flight(),
-            dropped_bytes: b.nic.stats.rx_dropped_ring_bytes + b.stats.backlog_dropped_bytes,
+            sent_bytes: sent - self.nodes[src].tx_payload_in_flight(keep),
+            delivered_bytes: delivered,
+            in_flight_bytes: on_wire + b.rx_payload_in_flight(keep),
+            dropped_bytes: dropped,
         }
     }
 }

@@ -2,8 +2,10 @@
 //! the DMA engine and the link read the header only; what the payload means (a TCP segment,
 //! nothing) is the stack's business.
 
-/// A flow (connection) on one node; up to 65,535, which keeps work items small.
+/// A flow (connection); both ends use the same id. Up to 65,535, which keeps work items small.
 pub type FlowId = u16;
+/// A node's address on the fabric (its MAC, in effect); up to 255 nodes.
+pub type NodeAddr = u8;
 
 /// The part of a frame the hardware may look at. Sizes are kept in 32 bits (a datagram is
 /// at most 4 GiB) so that a frame with a TCP segment stays at 48 bytes: frames are copied
@@ -12,6 +14,8 @@ pub type FlowId = u16;
 pub struct FrameHeader {
     /// The flow (connection) the frame belongs to.
     pub flow: FlowId,
+    /// The node the frame is addressed to: what a switch forwards on.
+    pub dst: NodeAddr,
     ip_bytes: u32,
     payload_bytes: u32,
     /// The sender asked for prompt delivery (TCP PUSH): an accumulating NIC flushes on it.
@@ -23,6 +27,7 @@ pub struct FrameHeader {
 impl FrameHeader {
     pub fn new(
         flow: FlowId,
+        dst: NodeAddr,
         ip_bytes: u64,
         payload_bytes: u64,
         push: bool,
@@ -31,6 +36,7 @@ impl FrameHeader {
         let size = |b: u64| u32::try_from(b).expect("a frame is at most 4 GiB");
         FrameHeader {
             flow,
+            dst,
             ip_bytes: size(ip_bytes),
             payload_bytes: size(payload_bytes),
             push,
@@ -62,7 +68,7 @@ mod tests {
     #[test]
     fn a_tcp_sized_frame_stays_at_48_bytes() {
         // Frames move through every queue on the path; a 32-byte payload plus the header.
-        assert_eq!(std::mem::size_of::<FrameHeader>(), 12);
+        assert_eq!(std::mem::size_of::<FrameHeader>(), 16);
         assert_eq!(std::mem::size_of::<Frame<[u64; 4]>>(), 48);
     }
 }

@@ -5,6 +5,7 @@ pub mod apic;
 pub mod bus;
 pub mod cpu;
 pub mod dma;
+pub mod fabric;
 pub mod frame;
 pub mod link;
 pub mod memory;

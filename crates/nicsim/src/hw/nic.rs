@@ -256,7 +256,7 @@ mod tests {
 
     fn frame(len: u32, push: bool) -> Frame<()> {
         Frame {
-            hdr: FrameHeader::new(0, len as u64 + 52, len as u64, push, false),
+            hdr: FrameHeader::new(0, 0, len as u64 + 52, len as u64, push, false),
             payload: (),
         }
     }

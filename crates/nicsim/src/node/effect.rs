@@ -1,6 +1,7 @@
 //! What a job stands for: the state change the node applies when the job's work is done.
 
 use crate::node::events::TimerKind;
+use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
 use crate::stack::Frame;
 
@@ -8,13 +9,20 @@ use crate::stack::Frame;
 #[derive(Clone, Copy, Debug)]
 pub enum Effect {
     None,
-    Copied { bytes: u64, push: bool },
-    Read { bytes: u64 },
+    Copied {
+        conn: ConnId,
+        bytes: u64,
+        push: bool,
+    },
+    Read {
+        conn: ConnId,
+        bytes: u64,
+    },
     Xmit(Segment),
     RxPacket(Frame),
     Wake(usize),
     Reclaim(u32),
     PollEnd,
-    Timer(TimerKind),
+    Timer(ConnId, TimerKind),
     ComputeDone,
 }

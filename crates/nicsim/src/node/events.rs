@@ -1,6 +1,7 @@
 //! Engine events. Every variant names the node it concerns; `system` dispatches them.
 
 use crate::hw::cpu::Notice;
+use crate::hw::fabric::Hop;
 use crate::units::Time;
 
 #[derive(Clone, Copy, Debug)]
@@ -13,8 +14,13 @@ pub enum Ev {
         node: u8,
         chan: u8,
     },
+    /// The oldest frame on its way to `node` reaches its MAC.
     Arrive {
         node: u8,
+    },
+    /// The oldest frame on the switch's input port `port` is in the switch.
+    SwitchIn {
+        port: u8,
     },
     Irq {
         node: u8,
@@ -29,9 +35,10 @@ pub enum Ev {
         node: u8,
         at: Time,
     },
-    /// A TCP timer set for `at` expires (stale if the TCP moved its deadline since).
+    /// A timer of connection `conn` set for `at` expires (stale if the TCP moved its deadline since).
     Timer {
         node: u8,
+        conn: u32,
         kind: TimerKind,
         at: Time,
     },
@@ -55,4 +62,13 @@ pub enum TimerKind {
     Delack,
     Rto,
     Persist,
+}
+
+impl From<Hop> for Ev {
+    fn from(h: Hop) -> Ev {
+        match h {
+            Hop::Node(node) => Ev::Arrive { node },
+            Hop::Switch(port) => Ev::SwitchIn { port },
+        }
+    }
 }

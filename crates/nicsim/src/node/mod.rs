@@ -17,17 +17,16 @@ use crate::hw::apic::Apic;
 use crate::hw::bus::IoBus;
 use crate::hw::cpu::{Job, JobData, Piece, Processor, Then, Touches};
 use crate::hw::dma::DmaEngine;
-use crate::hw::link::Lane;
+use crate::hw::fabric::Fabric;
+use crate::hw::frame::FlowId;
 use crate::hw::memory::{MemPath, MemoryHierarchy};
 use crate::hw::nic::{Nic, NicParams};
-use crate::os::thread::Thread;
+use crate::os::thread::{RunQueue, Thread};
 use crate::placement::{processors, Receive, Roles};
+use crate::stack::conn::{Conn, ConnId};
 use crate::stack::softirq::Softirq;
-use crate::stack::tcp::Tcp;
-use crate::stack::timers::TimerSet;
-use crate::stack::{Frame, Payload, FLOW};
+use crate::stack::{Frame, Payload};
 use crate::stats::counters::NodeStats;
-use crate::units::Time;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -45,8 +44,14 @@ pub struct Node {
     pub apic: Apic,
     pub nic: Nic<Payload>,
     pub(crate) dma: DmaEngine<Frame>,
-    pub tcp: Tcp,
+    /// Connected sockets; `flows` maps a flow id to its index here, plus one (0: none).
+    pub conns: Vec<Conn>,
+    pub(crate) flows: Vec<u32>,
+    /// Connections whose timers may have moved since they were last scheduled.
+    pub(crate) dirty: Vec<ConnId>,
     pub threads: Vec<Thread>,
+    /// Runnable threads per processor, in the order the scheduler picks them.
+    pub(crate) runq: Vec<RunQueue>,
     pub(crate) sq: Softirq,
     /// Packets waiting for a transmit descriptor (the queueing discipline).
     pub(crate) qdisc: VecDeque<Frame>,
@@ -54,18 +59,14 @@ pub struct Node {
     pub(crate) delivered: VecDeque<Frame>,
     /// The configuration, shared: stage costs and the kernel's and NIC's settings.
     pub(crate) cfg: Rc<Config>,
-    pub(crate) timers: TimerSet,
     pub(crate) last_thread: Vec<Option<usize>>,
     /// Threads whose operation finished, for the workload to act on.
     pub done: VecDeque<usize>,
     pub stats: NodeStats,
 }
 
-/// Where an outgoing frame goes: this node's lane and the peer's arrival queue.
-pub struct Wire<'a> {
-    pub lane: &'a mut Lane,
-    pub frames: &'a mut VecDeque<(Time, Frame)>,
-}
+/// Where an outgoing frame goes: the links and the switch between the nodes.
+pub type Wire = Fabric<Payload>;
 
 pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Piece {
     let s = match c.category {
@@ -86,7 +87,7 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
 }
 
 impl Node {
-    pub fn new(id: u8, cfg: &Rc<Config>, nodelay: bool) -> Result<Node, String> {
+    pub fn new(id: u8, cfg: &Rc<Config>) -> Result<Node, String> {
         let placement = cfg
             .placements
             .get(id as usize)
@@ -145,13 +146,15 @@ impl Node {
             ),
             nic,
             dma: DmaEngine::new(cfg.io.dma_chunk_bytes),
-            tcp: Tcp::new(&cfg.tcp, cfg.nic.mtu_bytes, nodelay),
-            threads: vec![Thread::new(roles.comm), Thread::new(roles.app)],
+            conns: Vec::new(),
+            flows: Vec::new(),
+            dirty: Vec::new(),
+            threads: Vec::new(),
+            runq: vec![RunQueue::default(); procs.len()],
             sq: Softirq::default(),
             qdisc: VecDeque::new(),
             delivered: VecDeque::new(),
             cfg: Rc::clone(cfg),
-            timers: TimerSet::default(),
             last_thread: vec![None; procs.len()],
             done: VecDeque::new(),
             procs,
@@ -159,11 +162,11 @@ impl Node {
         })
     }
 
-    /// What a job of the connection touches: its socket buffer from stream offset `seq`,
+    /// What a job of connection `flow` touches: its socket buffer from stream offset `seq`,
     /// `bytes` long, and a received frame of `ring_bytes` in the ring.
-    pub(crate) fn data(seq: u64, bytes: u64, ring_bytes: u64) -> JobData {
+    pub(crate) fn data(flow: FlowId, seq: u64, bytes: u64, ring_bytes: u64) -> JobData {
         JobData {
-            flow: FLOW,
+            flow,
             buffer_addr: seq as u32,
             buffer_bytes: bytes as u32,
             ring_bytes: ring_bytes as u32,

@@ -79,6 +79,7 @@ impl Node {
             if self.sq.backlog.len() as u32 >= self.cfg.napi.backlog_packets {
                 self.stats.backlog_dropped += 1;
                 self.stats.backlog_dropped_bytes += f.hdr.payload_bytes();
+                self.stats.count_drop(&f.hdr);
             } else {
                 self.sq.backlog.push_back(f);
             }

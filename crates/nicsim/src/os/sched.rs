@@ -1,8 +1,6 @@
 //! The scheduler: which context runs next on a processor, chunk by chunk, with preemption of
 //! process context by interrupts, the softirq and a woken communication thread (host-path §5).
 
-use super::thread::COMM;
-use super::thread::LOAD;
 use crate::engine::Engine;
 use crate::hw::cpu::{Ctx, Job, Notice, Then};
 use crate::node::effect::Effect;
@@ -49,10 +47,10 @@ impl Node {
         if let Some(j) = self.procs[p].owed.pop_front() {
             return Some((Ctx::Process, j));
         }
-        for tid in [COMM, LOAD] {
-            if self.threads[tid].proc != p || !self.threads[tid].runnable {
-                continue;
-            }
+        let mut cursor = None;
+        while let Some(key) = self.runq[p].next_after(cursor) {
+            cursor = Some(key);
+            let tid = key.2;
             // Switching threads, or resuming one that slept, costs a context switch.
             let switch = self.last_thread[p] != Some(tid) || self.threads[tid].woken;
             self.threads[tid].woken = false;
@@ -114,13 +112,16 @@ impl Node {
         };
         let hard_waiting = !self.procs[p].hardirq_q.is_empty();
         let soft_waiting = p == self.roles.protocol && self.sq.pending && !self.sq.running;
-        // With wakeup preemption, the woken communication thread preempts the load thread.
-        let comm_waiting = self.cfg.sched.wakeup_preempts
-            && then == Then::Thread(LOAD)
-            && self.threads[COMM].proc == p
-            && self.threads[COMM].runnable;
+        // With wakeup preemption, a runnable thread of a more urgent class preempts this one.
+        let urgent_waiting = self.cfg.sched.wakeup_preempts
+            && match then {
+                Then::Thread(tid) => self.runq[p]
+                    .next_after(None)
+                    .is_some_and(|k| k.0 < self.threads[tid].prio),
+                _ => false,
+            };
         if (ctx > Ctx::HardIrq && hard_waiting)
-            || (ctx == Ctx::Process && (soft_waiting || comm_waiting))
+            || (ctx == Ctx::Process && (soft_waiting || urgent_waiting))
         {
             let (ctx, job) = self.procs[p].running.take().unwrap();
             match job.then {

@@ -1,7 +1,7 @@
 //! System calls and thread steps: what a thread's operation costs, one job at a time (the
 //! send and receive calls with their copies, application work), and what it changes when done.
 
-use super::thread::{Op, Wait};
+use super::thread::{Op, Priority, Thread, Wait};
 use crate::config::{Category, TxOutput};
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, Notice, Piece, Then, Touches};
@@ -10,6 +10,37 @@ use crate::node::{job_of, Ev, Node, Wire};
 use std::rc::Rc;
 
 impl Node {
+    /// A new thread pinned to processor `proc`; returns its id.
+    pub fn spawn(&mut self, proc: usize, prio: Priority) -> Result<usize, String> {
+        if proc >= self.procs.len() || self.procs[proc].id.is_nic() {
+            return Err(format!(
+                "a thread pinned to processor {proc}: node{} has host processors {}",
+                self.id,
+                self.procs
+                    .iter()
+                    .filter(|p| !p.id.is_nic())
+                    .map(|p| p.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        self.threads.push(Thread::new(proc, prio));
+        Ok(self.threads.len() - 1)
+    }
+
+    /// Puts thread `tid` on its processor's run queue, or takes it off.
+    pub(crate) fn set_runnable(&mut self, tid: usize, on: bool) {
+        let t = &mut self.threads[tid];
+        match (on, t.queued) {
+            (true, None) => t.queued = Some(self.runq[t.proc].insert(t.prio, tid)),
+            (false, Some(k)) => {
+                self.runq[t.proc].remove(k);
+                t.queued = None;
+            }
+            _ => {}
+        }
+    }
+
     /// Gives thread `tid` an operation and makes it runnable.
     pub fn start_op(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize, op: Op) {
         self.assign(tid, op);
@@ -22,11 +53,11 @@ impl Node {
         debug_assert!(t.op.is_none(), "thread already busy");
         t.op = Some(op);
         t.left = match op {
-            Op::Send(n) | Op::Recv(n) => n,
+            Op::Send { bytes, .. } | Op::Recv { bytes, .. } => bytes,
             Op::Compute { .. } => 1,
         };
         t.in_call = false;
-        t.runnable = true;
+        self.set_runnable(tid, true);
     }
 
     /// Hands thread `tid` an operation from a thread on processor `from` (the Hpcbench queue
@@ -73,12 +104,12 @@ impl Node {
         };
         if let Some(seg) = self.threads[tid].xmit.pop_front() {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
-                .map(|j| j.with_data(Node::data(0, 0, 0)));
+                .map(|j| j.with_data(Node::data(seg.flow, 0, 0, 0)));
         }
         // A send or receive enters the kernel once per call.
         let syscall = match op {
-            Op::Send(_) => Some(c.tx_syscall),
-            Op::Recv(_) => Some(c.rx_syscall),
+            Op::Send { .. } => Some(c.tx_syscall),
+            Op::Recv { .. } => Some(c.rx_syscall),
             Op::Compute { .. } => None,
         };
         if let Some(sc) = syscall {
@@ -92,15 +123,16 @@ impl Node {
             return self.op_finished(tid);
         }
         match op {
-            Op::Send(_) => {
-                let space = self.tcp.send_space();
+            Op::Send { conn, .. } => {
+                let tcp = &self.conns[conn].tcp;
+                let space = tcp.send_space();
                 if space == 0 {
-                    self.block(tid, Wait::Space);
+                    self.block(tid, conn, Wait::Space);
                     return None;
                 }
                 let n = left.min(space);
+                let data = Node::data(tcp.flow, tcp.write_seq(), n, 0);
                 let bell = self.toe_doorbell(tid);
-                let data = Node::data(self.tcp.write_seq(), n, 0);
                 // Without checksum offload, csum_partial_copy folds the sum into this copy.
                 let fold = if self.cfg.nic.csum_offload {
                     Piece::default()
@@ -110,6 +142,7 @@ impl Node {
                 mk(
                     self,
                     Effect::Copied {
+                        conn,
                         bytes: n,
                         push: n == left,
                     },
@@ -122,18 +155,19 @@ impl Node {
                 )
                 .map(|j| j.with_data(data))
             }
-            Op::Recv(_) => {
-                let avail = self.tcp.readable().min(left);
+            Op::Recv { conn, .. } => {
+                let tcp = &self.conns[conn].tcp;
+                let avail = tcp.readable().min(left);
                 if avail == 0 {
-                    self.block(tid, Wait::Data);
+                    self.block(tid, conn, Wait::Data);
                     return None;
                 }
-                let skbs = avail.div_ceil(self.tcp.mss as u64) as u32;
-                let data = Node::data(self.tcp.read_seq(), avail, 0);
+                let skbs = avail.div_ceil(tcp.mss as u64) as u32;
+                let data = Node::data(tcp.flow, tcp.read_seq(), avail, 0);
                 let bell = self.toe_doorbell(tid);
                 mk(
                     self,
-                    Effect::Read { bytes: avail },
+                    Effect::Read { conn, bytes: avail },
                     &[
                         self.piece(&c.rx_copy, avail, skbs)
                             .touching(Touches::Buffer),
@@ -170,17 +204,22 @@ impl Node {
         }
     }
 
-    pub(crate) fn block(&mut self, tid: usize, w: Wait) {
-        let t = &mut self.threads[tid];
-        t.blocked = Some(w);
-        t.runnable = false;
+    /// Thread `tid` sleeps on connection `conn` until data arrives or send space frees up.
+    pub(crate) fn block(&mut self, tid: usize, conn: usize, w: Wait) {
+        self.threads[tid].blocked = Some(w);
+        let c = &mut self.conns[conn];
+        match w {
+            Wait::Data => c.reader = Some(tid),
+            Wait::Space => c.writer = Some(tid),
+        }
+        self.set_runnable(tid, false);
     }
 
     pub(crate) fn op_finished(&mut self, tid: usize) -> Option<Job> {
         let t = &mut self.threads[tid];
         t.op = None;
         t.in_call = false;
-        t.runnable = false;
+        self.set_runnable(tid, false);
         self.done.push_back(tid);
         None
     }
@@ -196,25 +235,25 @@ impl Node {
         match e {
             Effect::None => {}
             Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
-            Effect::Copied { bytes, push } => {
+            Effect::Copied { conn, bytes, push } => {
                 self.stats.copy_bytes += bytes;
-                self.tcp.write(bytes, push);
+                let tcp = self.tcp_mut(conn);
+                tcp.write(bytes, push);
+                let segs = tcp.output(now);
                 self.threads[tid].left -= bytes;
-                let segs = self.tcp.output(now);
                 self.output_from_thread(eng, wire, tid, segs);
             }
-            Effect::Read { bytes } => {
+            Effect::Read { conn, bytes } => {
                 self.stats.copy_bytes += bytes;
-                let (n, _, ack) = self.tcp.read(bytes);
-                let t = &mut self.threads[tid];
-                t.left -= n;
-                t.bytes_read += n;
+                let (n, _, ack) = self.tcp_mut(conn).read(bytes);
+                self.threads[tid].left -= n;
+                self.conns[conn].bytes_read += n;
                 if ack {
-                    let a = self.tcp.make_ack();
+                    let a = self.tcp_mut(conn).make_ack();
                     self.output_from_thread(eng, wire, tid, vec![a]);
                 }
                 // read() returns once the queue is drained; the next read is a new call.
-                if self.tcp.readable() == 0 {
+                if self.conns[conn].tcp.readable() == 0 {
                     self.threads[tid].in_call = false;
                 }
             }
@@ -227,10 +266,9 @@ impl Node {
     /// Makes a sleeping thread runnable, with a reschedule IPI if it sleeps elsewhere.
     pub(crate) fn wake(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize) {
         self.stats.wakeups += 1;
-        let t = &mut self.threads[tid];
-        t.runnable = true;
-        t.woken = true;
-        let p = t.proc;
+        self.threads[tid].woken = true;
+        self.set_runnable(tid, true);
+        let p = self.threads[tid].proc;
         if p != self.roles.protocol {
             self.notify(eng, p, Notice::Reschedule);
         } else {

@@ -1,27 +1,32 @@
-//! Threads: the benchmark's communication thread and the application load thread, each
-//! running one operation (send, receive, compute) at a time. State only; what a thread does
-//! is in `syscall`.
+//! Threads: any number per node, each pinned to a processor and running one operation (send,
+//! receive, compute) at a time on one socket; and the per-processor run queue. State only;
+//! what a thread does is in `syscall`, when it runs in `sched`.
 
 use crate::hw::cpu::Job;
 use crate::node::effect::Effect;
+use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
-/// The benchmark's communication thread.
-pub const COMM: usize = 0;
-/// The application-load thread (Hpcbench's receiver hands it messages).
-pub const LOAD: usize = 1;
+/// A thread's scheduling class: a lower value runs first, and with `sched.wakeup_preempts`
+/// a woken thread preempts a running one of a higher value (Linux's wake-up preemption of a
+/// CPU-bound task by an interactive one). Threads of one class run in the order they became
+/// runnable.
+pub type Priority = u8;
+/// Threads that talk on sockets (benchmarks' communication threads, servers).
+pub const INTERACTIVE: Priority = 0;
+/// Background work: the application load thread.
+pub const BATCH: Priority = 1;
 
 /// A thread operation the workload asks for.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
-    Send(u64),
-    Recv(u64),
+    /// Write `bytes` to connection `conn`, blocking while its send buffer is full.
+    Send { conn: ConnId, bytes: u64 },
+    /// Read `bytes` from connection `conn`, blocking until they have arrived.
+    Recv { conn: ConnId, bytes: u64 },
     /// Application work on received data: cycles and memory references.
-    Compute {
-        cycles: f64,
-        refs: f64,
-    },
+    Compute { cycles: f64, refs: f64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,32 +38,86 @@ pub(crate) enum Wait {
 #[derive(Clone, Debug)]
 pub struct Thread {
     pub proc: usize,
+    pub prio: Priority,
     pub(crate) op: Option<Op>,
     pub(crate) left: u64,
     pub(crate) in_call: bool,
     pub(crate) blocked: Option<Wait>,
-    pub(crate) runnable: bool,
+    /// Its place in the run queue while runnable.
+    pub(crate) queued: Option<RunKey>,
     pub(crate) woken: bool,
     pub(crate) saved: Option<Job>,
     pub(crate) effect: Effect,
     pub(crate) xmit: VecDeque<Segment>,
-    pub bytes_read: u64,
 }
 
 impl Thread {
-    pub(crate) fn new(proc: usize) -> Self {
+    pub(crate) fn new(proc: usize, prio: Priority) -> Self {
         Thread {
             proc,
+            prio,
             op: None,
             left: 0,
             in_call: false,
             blocked: None,
-            runnable: false,
+            queued: None,
             woken: false,
             saved: None,
             effect: Effect::None,
             xmit: VecDeque::new(),
-            bytes_read: 0,
         }
+    }
+}
+
+/// A runnable thread's place: its class, then when it became runnable, then its id.
+pub(crate) type RunKey = (Priority, u64, usize);
+
+/// The runnable threads of one processor, in pick order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunQueue {
+    set: BTreeSet<RunKey>,
+    arrivals: u64,
+}
+
+impl RunQueue {
+    pub(crate) fn insert(&mut self, prio: Priority, tid: usize) -> RunKey {
+        self.arrivals += 1;
+        let k = (prio, self.arrivals, tid);
+        self.set.insert(k);
+        k
+    }
+
+    pub(crate) fn remove(&mut self, k: RunKey) {
+        self.set.remove(&k);
+    }
+
+    /// The first runnable thread after `after` (from the front if None).
+    pub(crate) fn next_after(&self, after: Option<RunKey>) -> Option<RunKey> {
+        match after {
+            None => self.set.first().copied(),
+            Some(k) => self
+                .set
+                .range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded))
+                .next()
+                .copied(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_runs_before_the_next_and_in_arrival_order_within_it() {
+        let mut q = RunQueue::default();
+        let load = q.insert(BATCH, 0);
+        let b = q.insert(INTERACTIVE, 2);
+        let a = q.insert(INTERACTIVE, 1);
+        assert_eq!(q.next_after(None), Some(b));
+        assert_eq!(q.next_after(Some(b)), Some(a));
+        assert_eq!(q.next_after(Some(a)), Some(load));
+        q.remove(b);
+        assert_eq!(q.next_after(None), Some(a));
     }
 }

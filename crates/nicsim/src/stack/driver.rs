@@ -14,8 +14,12 @@ use crate::units::Time;
 impl Node {
     /// The driver posted a segment for transmission (or the NIC processor built an ACK).
     pub(crate) fn nic_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, seg: Segment) {
-        let f = Frame::tcp(seg, self.header_bytes());
+        let c = self
+            .conn_of(seg.flow)
+            .expect("a segment of an open connection");
+        let f = Frame::tcp(seg, self.header_bytes(), self.conns[c].peer);
         self.stats.payload_tx_bytes += seg.len as u64;
+        self.conns[c].tx_payload_bytes += seg.len as u64;
         if self.roles.acks == Acks::NicLocal && seg.is_pure_ack() {
             // Built in NIC memory and handed to the MAC: no descriptor, no DMA.
             self.send_frame(eng, wire, f);
@@ -48,9 +52,8 @@ impl Node {
     }
 
     pub(crate) fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
-        let arrive = wire.lane.transmit(eng.now(), f.hdr.ip_bytes());
-        wire.frames.push_back((arrive, f));
-        eng.at(arrive, Ev::Arrive { node: 1 - self.id });
+        let (at, hop) = wire.send(eng.now(), self.id, f);
+        eng.at(at, hop.into());
     }
 
     /// Starts the next DMA transaction on channel `ch` if it is idle.
@@ -137,7 +140,9 @@ impl Node {
     pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
-                if self.nic.accept_rx(&f) {
+                if !self.nic.accept_rx(&f) {
+                    self.stats.count_drop(&f.hdr);
+                } else {
                     let bytes = f.hdr.ip_bytes()
                         + ETH_HEADER_BYTES
                         + self.cfg.nic.descriptor_bytes

@@ -2,6 +2,7 @@
 //! TCP endpoint. What each stage costs comes from the cost profile; where it runs, from the
 //! placement.
 
+pub mod conn;
 pub mod driver;
 pub mod net_rx;
 pub mod socket;
@@ -9,7 +10,7 @@ pub mod softirq;
 pub mod tcp;
 pub mod timers;
 
-use crate::hw::frame::{FlowId, FrameHeader};
+use crate::hw::frame::{FrameHeader, NodeAddr};
 use tcp::Segment;
 
 /// What a frame carries above the hardware.
@@ -23,15 +24,13 @@ pub enum Payload {
 /// A frame as the stack sees it.
 pub type Frame = crate::hw::frame::Frame<Payload>;
 
-/// The one TCP connection's flow id (more connections get their own).
-pub const FLOW: FlowId = 1;
-
 impl Frame {
-    /// A TCP segment behind `header_bytes` of IP and TCP headers.
-    pub fn tcp(seg: Segment, header_bytes: u64) -> Frame {
+    /// A TCP segment behind `header_bytes` of IP and TCP headers, for node `dst`.
+    pub fn tcp(seg: Segment, header_bytes: u64, dst: NodeAddr) -> Frame {
         Frame {
             hdr: FrameHeader::new(
-                FLOW,
+                seg.flow,
+                dst,
                 seg.len as u64 + header_bytes,
                 seg.len as u64,
                 seg.push,
@@ -41,10 +40,11 @@ impl Frame {
         }
     }
 
-    /// A frame without a transport: `ip_bytes` of datagram, `payload_bytes` of it payload.
-    pub fn raw(ip_bytes: u64, payload_bytes: u64) -> Frame {
+    /// A frame without a transport for node `dst`: `ip_bytes` of datagram, `payload_bytes` of
+    /// it payload. Flow 0 is no connection.
+    pub fn raw(dst: NodeAddr, ip_bytes: u64, payload_bytes: u64) -> Frame {
         Frame {
-            hdr: FrameHeader::new(0, ip_bytes, payload_bytes, false, false),
+            hdr: FrameHeader::new(0, dst, ip_bytes, payload_bytes, false, false),
             payload: Payload::Raw,
         }
     }

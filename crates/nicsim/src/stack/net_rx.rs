@@ -29,7 +29,7 @@ impl Node {
         }
         if let Some(seg) = self.sq.xmit.pop_front() {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
-                .map(|j| j.with_data(Node::data(0, 0, 0)));
+                .map(|j| j.with_data(Node::data(seg.flow, 0, 0, 0)));
         }
         if let Some(tid) = self.sq.wake.pop_front() {
             let to = self.threads[tid].proc;
@@ -44,8 +44,8 @@ impl Node {
                 &[self.piece(&c.rx_wake, 0, 1), ipi],
             );
         }
-        if let Some(k) = self.sq.timers.pop_front() {
-            return mk(self, Effect::Timer(k), &[self.piece(&c.timer, 0, 1)]);
+        if let Some((conn, k)) = self.sq.timers.pop_front() {
+            return mk(self, Effect::Timer(conn, k), &[self.piece(&c.timer, 0, 1)]);
         }
         if self.nic.tx_done > 0 {
             let n = self.nic.tx_done;
@@ -78,7 +78,7 @@ impl Node {
                     Payload::Tcp(s) => s.seq,
                     Payload::Raw => 0,
                 };
-                let data = Node::data(seq, bytes, f.hdr.ip_bytes());
+                let data = Node::data(f.hdr.flow, seq, bytes, f.hdr.ip_bytes());
                 let mut pieces = vec![
                     self.piece(&c.rx_poll, bytes, 1).touching(Touches::Ring),
                     self.piece(&c.skb_alloc, 0, 1),
@@ -129,7 +129,7 @@ impl Node {
             Effect::None => {}
             Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
             Effect::Wake(tid) => self.wake(eng, wire, tid),
-            Effect::Timer(k) => self.fire_timer(eng, k),
+            Effect::Timer(conn, k) => self.fire_timer(eng, conn, k),
             Effect::Reclaim(n) => self.reclaim(eng, n),
             Effect::RxPacket(f) => self.tcp_input(eng, f),
             Effect::PollEnd => {

@@ -3,6 +3,7 @@
 
 use crate::node::effect::Effect;
 use crate::node::events::TimerKind;
+use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
 use crate::stack::Frame;
 use std::collections::VecDeque;
@@ -17,7 +18,7 @@ pub(crate) struct Softirq {
     pub(crate) effect: Option<Effect>,
     pub(crate) xmit: VecDeque<Segment>,
     pub(crate) wake: VecDeque<usize>,
-    pub(crate) timers: VecDeque<TimerKind>,
+    pub(crate) timers: VecDeque<(ConnId, TimerKind)>,
     /// Frames handed over by ring accumulation or netif_rx, waiting for the protocol.
     pub(crate) backlog: VecDeque<Frame>,
 }

@@ -5,7 +5,7 @@
 
 use crate::hw::cpu::Processor;
 use crate::node::Node;
-use crate::os::thread::COMM;
+use crate::stack::tcp::TcpStats;
 
 /// How a window reports a counter's change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +34,11 @@ const fn c(key: &'static str, unit: Unit, read: fn(&Node) -> f64) -> Counter {
     Counter { key, unit, read }
 }
 
+/// A TCP counter summed over the node's connections.
+fn tcp_sum(n: &Node, f: fn(&TcpStats) -> u64) -> f64 {
+    n.conns.iter().map(|c| f(&c.tcp.stats)).sum::<u64>() as f64
+}
+
 pub const NODE_COUNTERS: &[Counter] = &[
     c("io_bus_utilisation", Unit::Busy, |n| n.io.busy_ps as f64),
     c("io_transactions", Unit::Count, |n| n.io.transactions as f64),
@@ -55,26 +60,26 @@ pub const NODE_COUNTERS: &[Counter] = &[
     }),
     c("copy_bytes", Unit::Count, |n| n.stats.copy_bytes as f64),
     c("app_bytes_read", Unit::Count, |n| {
-        n.threads[COMM].bytes_read as f64
+        n.conns.iter().map(|c| c.bytes_read).sum::<u64>() as f64
     }),
     c("rx_dropped_ring_frames", Unit::Count, |n| {
         n.nic.stats.rx_dropped_ring as f64
     }),
     c("retransmitted_bytes", Unit::Count, |n| {
-        n.tcp.stats.retransmitted_bytes as f64
+        tcp_sum(n, |s| s.retransmitted_bytes)
     }),
-    c("acks_sent", Unit::Count, |n| n.tcp.stats.acks_sent as f64),
+    c("acks_sent", Unit::Count, |n| tcp_sum(n, |s| s.acks_sent)),
     c("data_segments_sent", Unit::Count, |n| {
-        n.tcp.stats.data_segments_sent as f64
+        tcp_sum(n, |s| s.data_segments_sent)
     }),
     c("delayed_ack_expiries", Unit::Count, |n| {
-        n.tcp.stats.delack_expiries as f64
+        tcp_sum(n, |s| s.delack_expiries)
     }),
     c("rto_expiries", Unit::Count, |n| {
-        n.tcp.stats.rto_expiries as f64
+        tcp_sum(n, |s| s.rto_expiries)
     }),
     c("fast_retransmits", Unit::Count, |n| {
-        n.tcp.stats.fast_retransmits as f64
+        tcp_sum(n, |s| s.fast_retransmits)
     }),
     c("nic_irqs_raised", Unit::Count, |n| {
         n.nic.stats.irqs_raised as f64

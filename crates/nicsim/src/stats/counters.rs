@@ -1,5 +1,7 @@
 //! A node's own counters (those not kept by a hardware model or the TCP).
 
+use crate::hw::frame::FrameHeader;
+
 /// Counted by the node as work completes; snapshots read them.
 #[derive(Clone, Debug, Default)]
 pub struct NodeStats {
@@ -9,9 +11,24 @@ pub struct NodeStats {
     /// Frames `netif_rx` dropped because the backlog was full.
     pub backlog_dropped: u64,
     pub backlog_dropped_bytes: u64,
+    /// TCP payload that arrived for a flow with no socket here.
+    pub no_socket_dropped_bytes: u64,
     pub payload_tx_bytes: u64,
     pub payload_rx_tcp_bytes: u64,
     pub copy_bytes: u64,
     pub wakeups: u64,
     pub ipis_sent: u64,
+    /// Payload dropped on the way in (ring, backlog, no socket), by flow id.
+    pub dropped_by_flow: Vec<u64>,
+}
+
+impl NodeStats {
+    /// A frame addressed here was dropped: its payload is charged to its flow.
+    pub fn count_drop(&mut self, h: &FrameHeader) {
+        let f = h.flow as usize;
+        if self.dropped_by_flow.len() <= f {
+            self.dropped_by_flow.resize(f + 1, 0);
+        }
+        self.dropped_by_flow[f] += h.payload_bytes();
+    }
 }

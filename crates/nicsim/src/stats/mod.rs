@@ -134,22 +134,18 @@ impl Conservation {
 /// Floating-point slack for the bound checks.
 const UTIL_SLACK: f64 = 1e-9;
 
-/// Fails loudly when a window breaks conservation (`cons[i]`: node i's outgoing direction)
-/// or a physical bound.
+/// Fails loudly when a window breaks conservation (each direction, named) or a physical
+/// bound.
 pub fn check_window(
-    cons: &[Conservation; 2],
+    cons: &[(String, Conservation)],
     link_payload_bps: f64,
     win: &Window,
 ) -> Result<(), String> {
-    for (src, c) in cons.iter().enumerate() {
+    for (name, c) in cons {
         if !c.holds() {
             return Err(format!(
-                "conservation broken node{src}→node{}: sent {} ≠ delivered {} + in flight {} + dropped {}",
-                1 - src,
-                c.sent_bytes,
-                c.delivered_bytes,
-                c.in_flight_bytes,
-                c.dropped_bytes
+                "conservation broken {name}: sent {} ≠ delivered {} + in flight {} + dropped {}",
+                c.sent_bytes, c.delivered_bytes, c.in_flight_bytes, c.dropped_bytes
             ));
         }
     }

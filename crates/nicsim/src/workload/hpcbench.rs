@@ -4,9 +4,9 @@
 //! blocks the receiver, which backs up into the TCP window, so no data is lost however heavy
 //! the load. A monitor (like Hpcbench's sysmon) measures one window after a warm-up.
 
-use super::{Flow, When, Workload};
+use super::{Flow, Pair, When, Workload};
 use crate::config::{Config, Hpcbench as Params};
-use crate::os::thread::{Op, COMM, LOAD};
+use crate::os::thread::{Op, BATCH};
 use crate::report::window_json;
 use crate::stats::{Snapshot, Window};
 use crate::system::World;
@@ -34,6 +34,9 @@ pub struct Hpcbench {
     /// Counters and bytes read at the start of the window.
     before: Option<(Snapshot, u64)>,
     result: Option<(Window, u64)>,
+    /// The benchmark's connection, and node1's load thread.
+    pair: Option<Pair>,
+    load_thread: usize,
 }
 
 impl Hpcbench {
@@ -50,6 +53,8 @@ impl Hpcbench {
             comm_waiting: false,
             before: None,
             result: None,
+            pair: None,
+            load_thread: 0,
             h,
         }
     }
@@ -57,29 +62,33 @@ impl Hpcbench {
     /// Bytes read from the socket: finer-grained than whole messages, and with a bounded load
     /// queue the same long-run rate as the load thread's.
     fn consumed(w: &World) -> u64 {
-        w.nodes[1].threads[COMM].bytes_read
+        w.nodes[1].conns.iter().map(|c| c.bytes_read).sum()
+    }
+
+    fn pair(&self) -> Pair {
+        self.pair.expect("connections opened at start")
     }
 
     fn start_load(&mut self, w: &mut World) {
-        if !w.nodes[1].thread_idle(LOAD) {
+        if !w.nodes[1].thread_idle(self.load_thread) {
             return;
         }
         if let Some(bytes) = self.queue.pop_front() {
             let (cycles, refs) =
                 message_work(bytes, self.h.app_cycles_per_byte, self.h.app_refs_per_byte);
-            w.hand_off(1, COMM, LOAD, Op::Compute { cycles, refs });
+            let comm = self.pair().thread[1];
+            w.hand_off(1, comm, self.load_thread, Op::Compute { cycles, refs });
         }
     }
 }
 
 impl Workload for Hpcbench {
-    fn nodelay(&self) -> bool {
-        self.h.nodelay
-    }
-
     fn start(&mut self, w: &mut World) -> Result<(), String> {
-        w.start_op(0, COMM, Op::Send(self.message_bytes));
-        w.start_op(1, COMM, Op::Recv(self.message_bytes));
+        let pair = Pair::open(w, self.h.nodelay)?;
+        self.pair = Some(pair);
+        self.load_thread = w.spawn(1, w.nodes[1].roles.app, BATCH)?;
+        pair.send(w, 0, self.message_bytes);
+        pair.recv(w, 1, self.message_bytes);
         Ok(())
     }
 
@@ -105,23 +114,29 @@ impl Workload for Hpcbench {
 
     fn on_done(&mut self, w: &mut World, node: usize, tid: usize) -> Result<Flow, String> {
         let m = self.message_bytes;
-        match (node, tid) {
-            (0, COMM) => w.start_op(0, COMM, Op::Send(m)),
-            (1, COMM) if !self.load => w.start_op(1, COMM, Op::Recv(m)),
-            (1, COMM) => {
+        let pair = self.pair();
+        let comm = pair.thread[node];
+        match node {
+            0 if tid == comm => pair.send(w, 0, m),
+            1 if tid == comm && !self.load => pair.recv(w, 1, m),
+            1 if tid == comm => {
                 if self.queue.len() < self.queue_cap {
                     self.queue.push_back(m);
-                    w.start_op(1, COMM, Op::Recv(m));
+                    pair.recv(w, 1, m);
                 } else {
                     self.comm_waiting = true;
                 }
                 self.start_load(w);
             }
-            (1, LOAD) => {
+            1 if tid == self.load_thread => {
                 if self.comm_waiting {
                     self.comm_waiting = false;
                     self.queue.push_back(m);
-                    w.hand_off(1, LOAD, COMM, Op::Recv(m));
+                    let op = Op::Recv {
+                        conn: pair.conn[1],
+                        bytes: m,
+                    };
+                    w.hand_off(1, self.load_thread, comm, op);
                 }
                 self.start_load(w);
             }

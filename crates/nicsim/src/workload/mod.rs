@@ -11,6 +11,8 @@ pub mod packet_gen;
 pub mod queueing;
 
 use crate::config::{Config, WorkloadKind};
+use crate::os::thread::{Op, INTERACTIVE};
+use crate::stack::conn::ConnId;
 use crate::system::World;
 use crate::units::Time;
 use serde_json::Value;
@@ -34,9 +36,7 @@ pub enum Flow {
 }
 
 pub trait Workload {
-    /// TCP_NODELAY on the benchmark's socket.
-    fn nodelay(&self) -> bool;
-    /// Starts the first operations (time zero).
+    /// Opens its connections and threads, and starts the first operations (time zero).
     fn start(&mut self, w: &mut World) -> Result<(), String>;
     /// The next time the workload wants to act, if any.
     fn next_time(&self) -> Option<When>;
@@ -91,5 +91,38 @@ pub fn drive(w: &mut World, wl: &mut dyn Workload) -> Result<(), String> {
                 Flow::Stop => return Ok(()),
             }
         }
+    }
+}
+
+/// One connection between node0 and node1 with a communication thread at each end (on the
+/// processor the placement gives it): the two-host benchmarks' setting.
+#[derive(Clone, Copy, Debug)]
+pub struct Pair {
+    /// Per node: the communication thread and its socket.
+    pub thread: [usize; 2],
+    pub conn: [ConnId; 2],
+}
+
+impl Pair {
+    pub fn open(w: &mut World, nodelay: bool) -> Result<Pair, String> {
+        let (c0, c1) = w.connect(0, 1, nodelay)?;
+        let mut thread = [0; 2];
+        for (n, t) in thread.iter_mut().enumerate() {
+            *t = w.spawn(n, w.nodes[n].roles.comm, INTERACTIVE)?;
+        }
+        Ok(Pair {
+            thread,
+            conn: [c0, c1],
+        })
+    }
+
+    pub fn send(&self, w: &mut World, node: usize, bytes: u64) {
+        let conn = self.conn[node];
+        w.start_op(node, self.thread[node], Op::Send { conn, bytes });
+    }
+
+    pub fn recv(&self, w: &mut World, node: usize, bytes: u64) {
+        let conn = self.conn[node];
+        w.start_op(node, self.thread[node], Op::Recv { conn, bytes });
     }
 }

@@ -2,9 +2,8 @@
 //! itself as an event source: an unmeasured warm-up, then for each size (after a probe when
 //! sizes are given explicitly) `trials` timed runs of `reps` transfers, stream or ping-pong.
 
-use super::{Flow, When, Workload};
+use super::{Flow, Pair, When, Workload};
 use crate::config::{Config, Netpipe, NetpipeMode, TrialAggregate};
-use crate::os::thread::{Op, COMM};
 use crate::report::window_json;
 use crate::stats::{Snapshot, Window};
 use crate::system::World;
@@ -103,6 +102,7 @@ pub struct NetPipe {
     before: Option<Snapshot>,
     times_s: Vec<f64>,
     points: Vec<NetpipePoint>,
+    pair: Option<Pair>,
 }
 
 impl NetPipe {
@@ -140,6 +140,7 @@ impl NetPipe {
             before: None,
             times_s: Vec::new(),
             points: Vec::new(),
+            pair: None,
         }
     }
 
@@ -162,8 +163,9 @@ impl NetPipe {
             steps: [0; 2],
             give_up: t0 + limit,
         };
-        w.start_op(0, COMM, Op::Send(size));
-        w.start_op(1, COMM, Op::Recv(size));
+        let pair = self.pair.expect("connections opened at start");
+        pair.send(w, 0, size);
+        pair.recv(w, 1, size);
     }
 
     fn measure(&mut self, w: &mut World, p: Planned) {
@@ -245,18 +247,16 @@ impl NetPipe {
         let tcp: Vec<String> = w
             .nodes
             .iter()
-            .map(|n| format!("node{}: {}", n.id, n.tcp.describe()))
+            .flat_map(|n| n.conns.iter().map(move |c| (n.id, c)))
+            .map(|(id, c)| format!("node{id}: {}", c.tcp.describe()))
             .collect();
         tcp.join("; ")
     }
 }
 
 impl Workload for NetPipe {
-    fn nodelay(&self) -> bool {
-        self.np.nodelay
-    }
-
     fn start(&mut self, w: &mut World) -> Result<(), String> {
+        self.pair = Some(Pair::open(w, self.np.nodelay)?);
         let start = self.np.start_bytes.max(1);
         self.begin(w, NetpipeMode::Pingpong, start, 100);
         Ok(())
@@ -277,7 +277,8 @@ impl Workload for NetPipe {
     }
 
     fn on_done(&mut self, w: &mut World, node: usize, tid: usize) -> Result<Flow, String> {
-        if tid != COMM {
+        let pair = self.pair.expect("connections opened at start");
+        if tid != pair.thread[node] {
             return Ok(Flow::Continue);
         }
         let x = &mut self.xfer;
@@ -289,10 +290,10 @@ impl Workload for NetPipe {
                 if node == 0 {
                     x.sent += 1;
                     if x.sent < reps {
-                        w.start_op(0, COMM, Op::Send(size));
+                        pair.send(w, 0, size);
                     }
                 } else if x.steps[1] < reps {
-                    w.start_op(1, COMM, Op::Recv(size));
+                    pair.recv(w, 1, size);
                 } else {
                     return self.transfer_done(w, elapsed_s / reps as f64);
                 }
@@ -307,12 +308,11 @@ impl Workload for NetPipe {
                     return Ok(Flow::Continue);
                 }
                 let send_next = (node == 0) == s.is_multiple_of(2);
-                let op = if send_next {
-                    Op::Send(size)
+                if send_next {
+                    pair.send(w, node, size);
                 } else {
-                    Op::Recv(size)
-                };
-                w.start_op(node, COMM, op);
+                    pair.recv(w, node, size);
+                }
             }
         }
         Ok(Flow::Continue)

@@ -64,7 +64,7 @@ impl PacketGen {
         // Ethernet header and FCS off; the IP datagram is at least the minimum payload.
         let ip_bytes = frame_bytes.saturating_sub(18).max(46);
         let payload = ip_bytes.saturating_sub(40);
-        let f = Frame::raw(ip_bytes, payload);
+        let f = Frame::raw(1, ip_bytes, payload);
         self.offered.0 += 1;
         w.inject(1, f, payload);
         self.idx += 1;
@@ -80,10 +80,6 @@ impl PacketGen {
 }
 
 impl Workload for PacketGen {
-    fn nodelay(&self) -> bool {
-        true
-    }
-
     fn start(&mut self, _w: &mut World) -> Result<(), String> {
         Ok(())
     }

@@ -312,7 +312,7 @@ mod partial_results {
         c.workload.netpipe.mode = NetpipeMode::Pingpong;
         c.workload.netpipe.sizes_bytes = vec![1, 65536];
         let mut wl = nicsim::workload::build(&c);
-        let mut w = nicsim::system::World::new(&c, wl.nodelay()).unwrap();
+        let mut w = nicsim::system::World::new(&c).unwrap();
         // Pretend the link carries only 1 Mbps: the 64 KiB point breaks the bound check.
         w.link_payload_bps = 1e6;
         let e = nicsim::workload::drive(&mut w, wl.as_mut()).expect_err("the bound check fails");

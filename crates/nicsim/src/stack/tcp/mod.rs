@@ -49,13 +49,15 @@ pub fn rfc3390_initial_window_segments(mss: u64) -> u32 {
 /// ACK that states its current window (Linux sends `snd_una - 1` for the same effect).
 pub const WINDOW_PROBE_SEQ: u64 = u64::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Segment {
     pub seq: u64,
     pub len: u32,
     pub ack: u64,
     pub win: u32,
     pub push: bool,
+    /// The connection (both ends share the id; the frame header carries it for demultiplexing).
+    pub flow: u16,
 }
 
 impl Segment {
@@ -81,6 +83,7 @@ impl TxSkb {
             ack: 0,
             win: 0,
             push: self.push,
+            flow: 0,
         }
     }
 }
@@ -118,6 +121,8 @@ pub struct Input {
 
 #[derive(Clone, Debug)]
 pub struct Tcp {
+    /// This connection's id, stamped on every segment it sends.
+    pub flow: u16,
     pub mss: u32,
     nodelay: bool,
     semantics: BufferSemantics,
@@ -180,13 +185,14 @@ pub struct Tcp {
 }
 
 impl Tcp {
-    pub fn new(cfg: &TcpCfg, mtu: u64, nodelay: bool) -> Self {
+    pub fn new(cfg: &TcpCfg, mtu: u64, nodelay: bool, flow: u16) -> Self {
         let mss = mss_bytes(mtu, cfg.timestamps) as u32;
         let doubled = match cfg.buffer_semantics {
             BufferSemantics::Linux => 2 * cfg.socket_buffer_bytes,
             BufferSemantics::Literal => cfg.socket_buffer_bytes,
         };
         let mut t = Tcp {
+            flow,
             mss,
             nodelay,
             semantics: cfg.buffer_semantics,

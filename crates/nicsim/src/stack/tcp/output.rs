@@ -111,6 +111,7 @@ impl Tcp {
             ack: 0,
             win: 0,
             push: false,
+            flow: 0,
         }))
     }
 
@@ -140,6 +141,7 @@ impl Tcp {
             ack: 0,
             win: 0,
             push: false,
+            flow: 0,
         })
     }
 
@@ -147,6 +149,7 @@ impl Tcp {
     pub(super) fn stamp(&mut self, mut s: Segment) -> Segment {
         let w = self.select_window();
         s.ack = self.rcv_nxt;
+        s.flow = self.flow;
         s.win = w as u32;
         self.rcv_wup = self.rcv_nxt;
         self.rcv_wnd = w;

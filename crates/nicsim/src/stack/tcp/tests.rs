@@ -28,23 +28,23 @@ mod basics {
 
     #[test]
     fn mss_follows_mtu_and_timestamps() {
-        assert_eq!(Tcp::new(&cfg(), 9000, true).mss, 8948);
-        assert_eq!(Tcp::new(&cfg(), 1500, true).mss, 1448);
+        assert_eq!(Tcp::new(&cfg(), 9000, true, 1).mss, 8948);
+        assert_eq!(Tcp::new(&cfg(), 1500, true, 1).mss, 1448);
         let mut c = cfg();
         c.timestamps = false;
-        assert_eq!(Tcp::new(&c, 1500, true).mss, 1460);
+        assert_eq!(Tcp::new(&c, 1500, true, 1).mss, 1460);
     }
 
     #[test]
     fn linux_buffers_double_and_keep_a_quarter_back() {
-        let t = Tcp::new(&cfg(), 1500, true);
+        let t = Tcp::new(&cfg(), 1500, true, 1);
         // 2 × 64 KiB = 131072, less a quarter = 98304, rounded down to 536-byte rcv_mss.
         assert_eq!(t.rcv_wnd, 98304 / 536 * 536);
     }
 
     #[test]
     fn slow_start_sends_initial_window_then_grows_by_bytes_acked() {
-        let mut a = Tcp::new(&cfg(), 1500, true);
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
         a.write(10 * 1448, true);
         let first = a.output(Time(0));
         assert_eq!(first.len(), 2);
@@ -54,6 +54,7 @@ mod basics {
             ack: 2 * 1448,
             win: 60000,
             push: false,
+            ..Segment::default()
         };
         let r = a.on_segment(Time(1000), &ack);
         assert!(r.space_freed && r.acked_new);
@@ -63,12 +64,12 @@ mod basics {
 
     #[test]
     fn nagle_holds_a_small_segment_while_data_is_unacked() {
-        let mut a = Tcp::new(&cfg(), 1500, false);
+        let mut a = Tcp::new(&cfg(), 1500, false, 1);
         a.write(100, true);
         assert_eq!(a.output(Time(0)).len(), 1);
         a.write(100, true);
         assert!(a.output(Time(1)).is_empty());
-        let mut b = Tcp::new(&cfg(), 1500, true);
+        let mut b = Tcp::new(&cfg(), 1500, true, 1);
         b.write(100, true);
         b.write(100, true);
         // Two writes before any output merge into one unsent skb.
@@ -79,7 +80,7 @@ mod basics {
 
     #[test]
     fn receiver_acks_every_second_full_segment_and_delays_a_lone_one() {
-        let mut b = Tcp::new(&cfg(), 1500, true);
+        let mut b = Tcp::new(&cfg(), 1500, true, 1);
         b.rcv_mss = 1448;
         let s1 = Segment {
             seq: 0,
@@ -87,6 +88,7 @@ mod basics {
             ack: 0,
             win: 60000,
             push: false,
+            ..Segment::default()
         };
         let r1 = b.on_segment(Time(0), &s1);
         assert!(!r1.ack_now);
@@ -97,19 +99,21 @@ mod basics {
             ack: 0,
             win: 60000,
             push: false,
+            ..Segment::default()
         };
         assert!(b.on_segment(Time(10), &s2).ack_now);
     }
 
     #[test]
     fn out_of_order_segment_is_held_dup_acked_and_delivered_when_the_hole_fills() {
-        let mut b = Tcp::new(&cfg(), 1500, true);
+        let mut b = Tcp::new(&cfg(), 1500, true, 1);
         let later = Segment {
             seq: 1000,
             len: 1000,
             ack: 0,
             win: 60000,
             push: false,
+            ..Segment::default()
         };
         let r = b.on_segment(Time(0), &later);
         assert!(r.ack_now);
@@ -121,6 +125,7 @@ mod basics {
             ack: 0,
             win: 60000,
             push: false,
+            ..Segment::default()
         };
         let r = b.on_segment(Time(1), &hole);
         assert_eq!(r.delivered_bytes, 2000);
@@ -129,7 +134,7 @@ mod basics {
 
     #[test]
     fn rto_goes_back_to_the_first_unacked_byte() {
-        let mut a = Tcp::new(&cfg(), 1500, true);
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
         a.write(2 * 1448, true);
         assert_eq!(a.output(Time(0)).len(), 2);
         let deadline = a.rto_deadline.unwrap();
@@ -148,7 +153,7 @@ mod recovery_tests {
 
     #[test]
     fn three_duplicate_acks_retransmit_without_waiting_for_the_timer() {
-        let mut a = Tcp::new(&cfg(), 1500, true);
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
         a.cwnd = 10 * 1448;
         a.write(10 * 1448, true);
         assert_eq!(a.output(Time(0)).len(), 10);
@@ -158,6 +163,7 @@ mod recovery_tests {
             ack: 1448,
             win: 60000,
             push: false,
+            ..Segment::default()
         };
         let first = a.on_segment(Time(10), &dup);
         assert!(first.acked_new);
@@ -179,6 +185,7 @@ mod recovery_tests {
             ack: 10 * 1448,
             win: 60000,
             push: false,
+            ..Segment::default()
         };
         a.on_segment(Time(20), &full);
         assert_eq!(a.cwnd, a.ssthresh);
@@ -191,7 +198,7 @@ mod window_tests {
 
     #[test]
     fn a_window_smaller_than_a_segment_sends_what_fits() {
-        let mut a = Tcp::new(&cfg(), 9000, true);
+        let mut a = Tcp::new(&cfg(), 9000, true, 1);
         a.peer_wnd = 6144;
         a.max_peer_wnd = 6144;
         a.write(8948, true);
@@ -206,6 +213,7 @@ mod window_tests {
             ack: 6144,
             win: 6144,
             push: false,
+            ..Segment::default()
         };
         a.on_segment(Time(10), &ack);
         let rest = a.output(Time(10));
@@ -217,7 +225,7 @@ mod window_tests {
 
     #[test]
     fn silly_windows_are_not_filled() {
-        let mut a = Tcp::new(&cfg(), 1500, true);
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
         a.peer_wnd = 100;
         a.max_peer_wnd = 60000;
         a.write(1448, true);
@@ -231,7 +239,7 @@ mod persist_tests {
 
     #[test]
     fn a_stuck_sender_probes_the_window_and_the_peer_answers() {
-        let mut a = Tcp::new(&cfg(), 1500, true);
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
         a.peer_wnd = 100;
         a.max_peer_wnd = 60000;
         a.write(1448, true);
@@ -239,7 +247,7 @@ mod persist_tests {
         let t = a.persist_deadline.expect("persist timer armed");
         let probe = a.on_persist(t).expect("a probe");
         assert_eq!((probe.seq, probe.len), (WINDOW_PROBE_SEQ, 0));
-        let mut b = Tcp::new(&cfg(), 1500, true);
+        let mut b = Tcp::new(&cfg(), 1500, true, 1);
         assert!(
             b.on_segment(t, &probe).ack_now,
             "the peer answers a probe with its window"
@@ -253,7 +261,7 @@ mod overlap_tests {
 
     #[test]
     fn a_retransmission_overlapping_received_data_delivers_only_the_new_part() {
-        let mut b = Tcp::new(&cfg(), 1500, true);
+        let mut b = Tcp::new(&cfg(), 1500, true, 1);
         b.on_segment(
             Time(0),
             &Segment {
@@ -262,6 +270,7 @@ mod overlap_tests {
                 ack: 0,
                 win: 60000,
                 push: false,
+                ..Segment::default()
             },
         );
         let r = b.on_segment(
@@ -272,6 +281,7 @@ mod overlap_tests {
                 ack: 0,
                 win: 60000,
                 push: false,
+                ..Segment::default()
             },
         );
         assert_eq!(r.delivered_bytes, 500);
@@ -281,7 +291,7 @@ mod overlap_tests {
 
     #[test]
     fn a_sent_tail_does_not_grow_after_a_timeout() {
-        let mut a = Tcp::new(&cfg(), 1500, true);
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
         a.write(700, true);
         assert_eq!(a.output(Time(0)).len(), 1);
         let t = a.rto_deadline.unwrap();

@@ -1,0 +1,45 @@
+//! A connected socket's state: its TCP endpoint, its peer, the threads waiting on it and its
+//! timers. What the node does with it is in `socket`.
+
+use crate::hw::frame::NodeAddr;
+use crate::stack::tcp::Tcp;
+use crate::stack::timers::TimerSet;
+
+/// Index of a connection in its node's socket table.
+pub type ConnId = usize;
+
+/// One connected TCP socket: the endpoint, its peer, the thread waiting on it, its timers.
+#[derive(Clone, Debug)]
+pub struct Conn {
+    pub tcp: Tcp,
+    /// The node at the other end.
+    pub peer: NodeAddr,
+    /// A thread asleep until data arrives, or until send space frees up.
+    pub(crate) reader: Option<usize>,
+    pub(crate) writer: Option<usize>,
+    pub(crate) timers: TimerSet,
+    /// Its timers may have moved since they were last scheduled.
+    pub(crate) dirty: bool,
+    /// Payload the application has read from this socket.
+    pub bytes_read: u64,
+    /// Payload this end's TCP input accepted from the wire (duplicates included).
+    pub rx_payload_bytes: u64,
+    /// Payload this end handed to the driver (retransmissions included).
+    pub tx_payload_bytes: u64,
+}
+
+impl Conn {
+    pub(crate) fn new(tcp: Tcp, peer: NodeAddr) -> Self {
+        Conn {
+            tcp,
+            peer,
+            reader: None,
+            writer: None,
+            timers: TimerSet::default(),
+            dirty: false,
+            bytes_read: 0,
+            rx_payload_bytes: 0,
+            tx_payload_bytes: 0,
+        }
+    }
+}
