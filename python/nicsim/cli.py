@@ -60,6 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--mode", choices=("stream", "pingpong"), help="stream (bandwidth, the default) or pingpong (latency)")
     n.add_argument("--max-size", help="largest message, e.g. '64 KiB'")
     n.add_argument("--plot", help="write the throughput and latency plot to this file")
+    nf = sub.add_parser("netperf", help="netperf TCP_STREAM or TCP_RR over many connections and clients")
+    _common(nf)
+    nf.add_argument("--test", default="TCP_STREAM", help="TCP_STREAM (default) or TCP_RR")
+    nf.add_argument("--connections", type=int, help="concurrent connections, spread round-robin over the clients (default 1)")
+    nf.add_argument("--clients", type=int, help="client nodes (default the preset's); more than one puts a switch between the nodes (switch.present)")
+    nf.add_argument("--msg-size", help="send size (TCP_STREAM) or request/response size (TCP_RR), e.g. '1 MiB'")
+    nf.add_argument("--duration", help="measured window, e.g. '1 s'")
+    nf.add_argument("--warmup", help="unmeasured warm-up, e.g. '200 ms'")
+    nf.add_argument("--seed", type=int, help="run.seed (connection start offsets)")
+    nf.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
     r = sub.add_parser("run", help="run the workload a configuration file names")
     _common(r)
     h = sub.add_parser("hpcbench", help="streaming with an application-load thread (sysmon-style report)")
@@ -184,6 +194,10 @@ def cmd_run(args) -> int:
         print_netpipe(out)
     elif "packet_gen" in out:
         print_packet_gen(out)
+    elif "netperf" in out:
+        from .netperf import print_netperf
+
+        print_netperf(out, CATS)
     else:
         print_hpcbench(out)
     return 0
@@ -367,6 +381,18 @@ def cmd_hpcbench(args) -> int:
     return 0
 
 
+def cmd_netperf(args) -> int:
+    from .netperf import print_netperf, run_netperf
+
+    out = run_netperf(args.config, _sets(args), replications=args.replications, test=args.test, connections=args.connections,
+                      clients=args.clients, msg_size=args.msg_size, duration=args.duration, warmup=args.warmup, seed=args.seed)
+    if args.json:
+        print(_dumps(out))
+    else:
+        print_netperf(out, CATS)
+    return 0
+
+
 def cmd_gamma_sweep(args) -> int:
     from .hpc import gamma_sweep, parse_grid
 
@@ -411,6 +437,7 @@ def cmd_validate(args) -> int:
 COMMANDS = {
     "demo": cmd_demo,
     "netpipe": cmd_netpipe,
+    "netperf": cmd_netperf,
     "run": cmd_run,
     "hpcbench": cmd_hpcbench,
     "gamma-sweep": cmd_gamma_sweep,

@@ -122,7 +122,7 @@ PARAMS: list[Param] = [
     # cost profile
     P("costs.profile", "choice", "ortiz2008", "cost profile file in nicsim/profiles", "[N] calibrated, see docs/calibration.md", choices=("ortiz2008",)),
     # workloads
-    P("workload.kind", "choice", "netpipe", "benchmark to run", "[S] §7", choices=("netpipe", "hpcbench", "packet_gen")),
+    P("workload.kind", "choice", "netpipe", "benchmark to run", "[S] §7", choices=("netpipe", "hpcbench", "packet_gen", "netperf")),
     P("workload.netpipe.mode", "choice", "stream", "streaming (bandwidth) or ping-pong (latency)", "[S] §7.2", choices=("stream", "pingpong")),
     P("workload.netpipe.target_ps", "time", "2 s", "simulated time per point (NetPIPE's RUNTM)", "[S] Table 4.6", min=1, max=1e+15),
     P("workload.netpipe.start_bytes", "size", "1 B", "first block size", "[R] NetPIPE", min=1, max=1073741824),
@@ -140,6 +140,13 @@ PARAMS: list[Param] = [
     P("workload.hpcbench.app_refs_per_byte", "float", 0.25, "load-thread memory references per byte (one read pass)", "[N] §7.4", min=0, max=1000),
     P("workload.hpcbench.queue_messages", "int", 1, "messages the receiver may queue for the load thread", "[N] §7.4", min=1, max=1e+06),
     P("workload.hpcbench.nodelay", "bool", False, "TCP_NODELAY on the Hpcbench socket", "[N] §6 item 7: unknown, Nagle on"),
+    P("workload.netperf.test", "choice", "tcp_stream", "netperf test: bulk transfer, or request/response transactions", "[R] netperf's tests of the same names", choices=("tcp_stream", "tcp_rr")),
+    P("workload.netperf.connections", "int", 1, "concurrent connections (netperf instances), spread round-robin over the clients", "[R] netperf runs one connection per instance", min=1, max=65535),
+    P("workload.netperf.msg_bytes", "size", 0, "send size (TCP_STREAM) or request and response size (TCP_RR); 0 = netperf's defaults: the socket buffer, or 1 byte", "[R] netperf -m / -r defaults", min=0, max=1073741824),
+    P("workload.netperf.duration_ps", "time", "1 s", "measured window", "[N] netperf -l", min=1, max=1e+15),
+    P("workload.netperf.warmup_ps", "time", "200 ms", "unmeasured warm-up before the window", "[N]", min=0, max=1e+15),
+    P("workload.netperf.start_spread_ps", "time", "1 ms", "connections start at seeded uniform offsets within this time (never in lockstep)", "[N]", min=0, max=1e+15),
+    P("workload.netperf.nodelay", "bool", False, "TCP_NODELAY on every connection", "[R] netperf sets it only with -D"),
     P("workload.packet_gen.frame_bytes", "size", "64 B", "Ethernet frame length of generated frames (header and FCS included)", "[S] HDL paper: 64-byte packets", min=64, max=65554),
     P("workload.packet_gen.rate_pps", "float", 100000.0, "offered frames per second at node1's MAC", "[N] §7.9", min=1, max=1e+09),
     P("workload.packet_gen.poisson", "bool", False, "exponential gaps (seeded by run.seed) instead of a constant interval", "[N] §7.9"),

@@ -425,6 +425,29 @@ pub enum WorkloadKind {
     Netpipe,
     Hpcbench,
     PacketGen,
+    Netperf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetperfTest {
+    TcpStream,
+    TcpRr,
+}
+
+/// netperf instances against one server (`workload::netperf`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Netperf {
+    pub test: NetperfTest,
+    pub connections: u32,
+    /// Send size (TCP_STREAM), or request and response size (TCP_RR).
+    pub msg_bytes: u64,
+    pub duration_ps: Duration,
+    pub warmup_ps: Duration,
+    /// Connections start at seeded uniform offsets within this time.
+    pub start_spread_ps: Duration,
+    pub nodelay: bool,
 }
 
 /// Frames injected at the receiving NIC with no transport flow control (host-path §7.9).
@@ -451,4 +474,5 @@ pub struct Workload {
     pub netpipe: Netpipe,
     pub hpcbench: Hpcbench,
     pub packet_gen: PacketGen,
+    pub netperf: Netperf,
 }

@@ -6,6 +6,7 @@
 //! report), its parameters (`config.rs` and `params.py`), and its line in `build`.
 
 pub mod hpcbench;
+pub mod netperf;
 pub mod netpipe;
 pub mod packet_gen;
 pub mod queueing;
@@ -56,6 +57,7 @@ pub fn build(cfg: &Config) -> Box<dyn Workload> {
         WorkloadKind::Netpipe => Box::new(netpipe::NetPipe::new(cfg)),
         WorkloadKind::Hpcbench => Box::new(hpcbench::Hpcbench::new(cfg)),
         WorkloadKind::PacketGen => Box::new(packet_gen::PacketGen::new(cfg)),
+        WorkloadKind::Netperf => Box::new(netperf::Netperf::new(cfg)),
     }
 }
 

@@ -1,0 +1,347 @@
+//! netperf-style tests over many connections (TCP_STREAM, TCP_RR): each connection has a
+//! client thread on a client node (round-robin over the clients) and a server thread on the
+//! server, like netperf instances against one netserver. Connections start at seeded random
+//! offsets within `start_spread_ps` (instances never start in lockstep); one window is
+//! measured after a warm-up.
+//!
+//! TCP_STREAM: the client sends `msg_bytes` messages back to back, the server reads them;
+//! throughput is payload the server read. TCP_RR: the client sends a `msg_bytes` request and
+//! waits for a `msg_bytes` response; a transaction's latency runs from the request's send call
+//! to the response's last byte read.
+
+use super::{Flow, When, Workload};
+use crate::config::{Config, Netperf as Params, NetperfTest};
+use crate::engine::Rng;
+use crate::os::thread::{Op, INTERACTIVE};
+use crate::report::window_json;
+use crate::stack::conn::ConnId;
+use crate::stats::{Snapshot, Window};
+use crate::system::World;
+use crate::units::Time;
+use serde_json::{json, Value};
+
+/// One netperf instance: a connection and the thread at each end.
+#[derive(Clone, Debug)]
+struct Instance {
+    client: usize,
+    client_thread: usize,
+    client_conn: ConnId,
+    server_thread: usize,
+    server_conn: ConnId,
+    start: Time,
+    /// RR: the client is waiting for a response; the server for a request.
+    client_awaits_response: bool,
+    server_awaits_request: bool,
+    /// RR: when the current transaction's request was issued.
+    txn_start: Time,
+    /// Transactions completed (RR), and at the window's start.
+    transactions: u64,
+    transactions_at_start: u64,
+    /// Payload the server has read (STREAM) at the window's start.
+    read_at_start: u64,
+}
+
+pub struct Netperf {
+    p: Params,
+    seed: u64,
+    inst: Vec<Instance>,
+    /// (node, thread) → instance.
+    by_thread: Vec<Vec<usize>>,
+    /// Instances not yet started, by start time.
+    pending: Vec<usize>,
+    warm_end: Time,
+    end: Time,
+    before: Option<Snapshot>,
+    /// RR transaction latencies completed in the window, picoseconds.
+    latencies_ps: Vec<u64>,
+    result: Option<Window>,
+}
+
+impl Netperf {
+    pub fn new(cfg: &Config) -> Self {
+        let mut p = cfg.workload.netperf.clone();
+        if p.msg_bytes == 0 {
+            // netperf's defaults: a send of the socket buffer, or one-byte transactions.
+            p.msg_bytes = match p.test {
+                NetperfTest::TcpStream => cfg.tcp.socket_buffer_bytes,
+                NetperfTest::TcpRr => 1,
+            };
+        }
+        let warm_end = Time(p.warmup_ps.0);
+        Netperf {
+            warm_end,
+            end: warm_end + p.duration_ps,
+            seed: cfg.run.seed,
+            p,
+            inst: Vec::new(),
+            by_thread: Vec::new(),
+            pending: Vec::new(),
+            before: None,
+            latencies_ps: Vec::new(),
+            result: None,
+        }
+    }
+
+    /// The window's next edge: its start, then its end.
+    fn boundary(&self) -> Time {
+        if self.before.is_none() {
+            self.warm_end
+        } else {
+            self.end
+        }
+    }
+
+    fn in_window(&self, now: Time) -> bool {
+        self.before.is_some() && now <= self.end
+    }
+
+    fn begin(&mut self, w: &mut World, i: usize) {
+        let s = &mut self.inst[i];
+        let bytes = self.p.msg_bytes;
+        s.txn_start = w.eng.now();
+        s.client_awaits_response = false;
+        s.server_awaits_request = true;
+        let (c, cc, sc) = (s.client, s.client_conn, s.server_conn);
+        let (ct, st) = (s.client_thread, s.server_thread);
+        let server = w.server();
+        w.start_op(c, ct, Op::Send { conn: cc, bytes });
+        w.start_op(server, st, Op::Recv { conn: sc, bytes });
+    }
+
+    /// Payload the server has read on instance `i`'s connection.
+    fn read(w: &World, s: &Instance) -> u64 {
+        w.nodes[w.server()].conns[s.server_conn].bytes_read
+    }
+
+    fn test_name(&self) -> &'static str {
+        match self.p.test {
+            NetperfTest::TcpStream => "TCP_STREAM",
+            NetperfTest::TcpRr => "TCP_RR",
+        }
+    }
+}
+
+/// Jain's fairness index of `x`: 1 when all are equal, 1/n when one has everything.
+pub fn jain(x: &[f64]) -> f64 {
+    let sum: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    if sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (x.len() as f64 * sq)
+    }
+}
+
+/// The `q`-th percentile of sorted `v` by the nearest-rank method.
+pub fn percentile(sorted: &[u64], q: f64) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((q / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+    Some(sorted[rank.min(sorted.len()) - 1])
+}
+
+impl Workload for Netperf {
+    fn start(&mut self, w: &mut World) -> Result<(), String> {
+        let n = self.p.connections as usize;
+        if n == 0 {
+            return Err("workload.netperf.connections = 0: at least one connection".into());
+        }
+        let server = w.server();
+        let clients = server; // nodes 0 .. server-1
+        self.by_thread = vec![Vec::new(); w.nodes.len()];
+        let mut rng = Rng::new(self.seed);
+        let spread = self.p.start_spread_ps.0 as f64;
+        for i in 0..n {
+            let client = i % clients;
+            let (client_conn, server_conn) = w.connect(client, server, self.p.nodelay)?;
+            let client_thread = w.spawn(client, w.nodes[client].roles.comm, INTERACTIVE)?;
+            let server_thread = w.spawn(server, w.nodes[server].roles.comm, INTERACTIVE)?;
+            for (node, t) in [(client, client_thread), (server, server_thread)] {
+                let v = &mut self.by_thread[node];
+                if v.len() <= t {
+                    v.resize(t + 1, usize::MAX);
+                }
+                v[t] = i;
+            }
+            let offset_ps = (rng.uniform_open0() * spread) as u64;
+            let start = Time(offset_ps.min(self.p.start_spread_ps.0.saturating_sub(1)));
+            self.inst.push(Instance {
+                client,
+                client_thread,
+                client_conn,
+                server_thread,
+                server_conn,
+                start,
+                client_awaits_response: false,
+                server_awaits_request: true,
+                txn_start: Time::ZERO,
+                transactions: 0,
+                transactions_at_start: 0,
+                read_at_start: 0,
+            });
+        }
+        // Started latest-first from the back of the list.
+        self.pending = (0..n).collect();
+        self.pending
+            .sort_by_key(|&i| std::cmp::Reverse((self.inst[i].start, i)));
+        Ok(())
+    }
+
+    fn next_time(&self) -> Option<When> {
+        let boundary = self.boundary();
+        Some(When::Before(match self.pending.last() {
+            Some(&i) => self.inst[i].start.min(boundary),
+            None => boundary,
+        }))
+    }
+
+    fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
+        if let Some(&i) = self.pending.last() {
+            if self.inst[i].start <= self.boundary() {
+                self.pending.pop();
+                self.begin(w, i);
+                return Ok(Flow::Continue);
+            }
+        }
+        let Some(b) = &self.before else {
+            self.before = Some(w.snapshot_at(self.warm_end));
+            for k in 0..self.inst.len() {
+                let read = Self::read(w, &self.inst[k]);
+                let s = &mut self.inst[k];
+                s.read_at_start = read;
+                s.transactions_at_start = s.transactions;
+            }
+            return Ok(Flow::Continue);
+        };
+        let window = Window::between(b, &w.snapshot_at(self.end));
+        w.check(&window)?;
+        self.result = Some(window);
+        Ok(Flow::Stop)
+    }
+
+    fn on_done(&mut self, w: &mut World, node: usize, tid: usize) -> Result<Flow, String> {
+        let Some(&i) = self.by_thread[node].get(tid) else {
+            return Ok(Flow::Continue);
+        };
+        let now = w.eng.now();
+        let server = w.server();
+        let bytes = self.p.msg_bytes;
+        let rr = self.p.test == NetperfTest::TcpRr;
+        let in_window = self.in_window(now);
+        let s = &mut self.inst[i];
+        if node == server && tid == s.server_thread {
+            let sc = s.server_conn;
+            let op = if rr && s.server_awaits_request {
+                s.server_awaits_request = false;
+                Op::Send { conn: sc, bytes }
+            } else {
+                s.server_awaits_request = true;
+                Op::Recv { conn: sc, bytes }
+            };
+            w.start_op(server, tid, op);
+            return Ok(Flow::Continue);
+        }
+        let cc = s.client_conn;
+        let op = if !rr {
+            Op::Send { conn: cc, bytes }
+        } else if !s.client_awaits_response {
+            s.client_awaits_response = true;
+            Op::Recv { conn: cc, bytes }
+        } else {
+            s.client_awaits_response = false;
+            s.transactions += 1;
+            if in_window {
+                self.latencies_ps.push((now - s.txn_start).0);
+            }
+            s.txn_start = now;
+            Op::Send { conn: cc, bytes }
+        };
+        w.start_op(node, tid, op);
+        Ok(Flow::Continue)
+    }
+
+    fn stalled(&self, _w: &World) -> String {
+        "netperf: the simulation ran out of events before the window ended".into()
+    }
+
+    fn report(&self, w: &World) -> Value {
+        let Some(window) = &self.result else {
+            return json!({});
+        };
+        let secs = window.seconds();
+        let rr = self.p.test == NetperfTest::TcpRr;
+        let per: Vec<f64> = self
+            .inst
+            .iter()
+            .map(|s| {
+                if rr {
+                    (s.transactions - s.transactions_at_start) as f64 / secs
+                } else {
+                    (Self::read(w, s) - s.read_at_start) as f64 * 8.0 / secs / 1e6
+                }
+            })
+            .collect();
+        let (rate_key, unit_total) = if rr {
+            ("transactions_per_s", per.iter().sum::<f64>())
+        } else {
+            ("throughput_mbps", per.iter().sum::<f64>())
+        };
+        let per_connection: Vec<Value> = self
+            .inst
+            .iter()
+            .zip(&per)
+            .enumerate()
+            .map(|(i, (s, v))| json!({"connection": i, "client": format!("node{}", s.client), rate_key: v}))
+            .collect();
+        let mut lat = self.latencies_ps.clone();
+        lat.sort_unstable();
+        let us = |q: f64| percentile(&lat, q).map(|ps| ps as f64 * 1e-6);
+        let latency = if rr {
+            json!({
+                "count": lat.len(),
+                "mean": (!lat.is_empty()).then(|| lat.iter().sum::<u64>() as f64 * 1e-6 / lat.len() as f64),
+                "p50": us(50.0), "p90": us(90.0), "p99": us(99.0),
+            })
+        } else {
+            Value::Null
+        };
+        let (procs, nodes) = window_json(w, window);
+        json!({
+            "netperf": {
+                "test": self.test_name(),
+                "connections": self.inst.len(),
+                "clients": w.server(),
+                "server": format!("node{}", w.server()),
+                "msg_bytes": self.p.msg_bytes,
+                "window_s": secs,
+                "aggregate": {rate_key: unit_total},
+                "fairness_jain": jain(&per),
+                "latency_us": latency,
+                "per_connection": per_connection,
+            },
+            "processors": procs,
+            "nodes": nodes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_is_one_for_equal_shares_and_one_over_n_for_a_monopoly() {
+        assert!((jain(&[3.0, 3.0, 3.0, 3.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[5.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(percentile(&v, 50.0), Some(50));
+        assert_eq!(percentile(&v, 99.0), Some(99));
+        assert_eq!(percentile(&[7], 90.0), Some(7));
+        assert_eq!(percentile(&[], 50.0), None);
+    }
+}

@@ -1,0 +1,109 @@
+"""`nicsim netperf`: netperf-style tests over many connections, with replications over seeds.
+
+The simulation (connections, threads, windows, per-connection rates, fairness, latency
+percentiles) is the core's `workload::netperf`; this module maps the command's options to
+parameters, runs the replications, and summarises them with a 95% confidence interval
+(Student's t over the replications' values).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import api
+from .config import parse_set
+from .errors import ConfigError
+
+TESTS = {"TCP_STREAM": "tcp_stream", "TCP_RR": "tcp_rr"}
+# What a replication reports, by dotted path into its `netperf` object.
+SUMMARISED = ("aggregate.throughput_mbps", "aggregate.transactions_per_s", "fairness_jain",
+              "latency_us.p50", "latency_us.p90", "latency_us.p99")
+
+
+def netperf_sets(sets: list[str] | dict | None, test=None, connections=None, clients=None, msg_size=None,
+                 duration=None, warmup=None, seed=None) -> dict[str, Any]:
+    """The parameters the command's options stand for, over `--set` overrides."""
+    s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
+    s["workload.kind"] = "netperf"
+    if test is not None:
+        if test not in TESTS:
+            raise ConfigError(f"--test {test}: allowed {', '.join(TESTS)} (TCP_CRR and UDP_STREAM are not built yet)")
+        s["workload.netperf.test"] = TESTS[test]
+    if connections is not None:
+        if connections < 1:
+            raise ConfigError(f"--connections {connections}: at least 1")
+        s["workload.netperf.connections"] = connections
+    if clients is not None:
+        if clients < 1:
+            raise ConfigError(f"--clients {clients}: at least 1")
+        s["topology.clients"] = clients
+        if clients > 1:
+            # More than two nodes need the switch: the option says so in its help.
+            s["switch.present"] = True
+    for key, v in (("msg_bytes", msg_size), ("duration_ps", duration), ("warmup_ps", warmup)):
+        if v is not None:
+            s[f"workload.netperf.{key}"] = v
+    if seed is not None:
+        s["run.seed"] = seed
+    return s
+
+
+def _at(doc: dict, path: str):
+    for part in path.split("."):
+        if not isinstance(doc, dict) or doc.get(part) is None:
+            return None
+        doc = doc[part]
+    return doc
+
+
+def ci95(values: list[float]) -> dict[str, float]:
+    """Mean and the half-width of its 95% confidence interval (Student's t, n − 1 degrees)."""
+    from scipy.stats import t
+
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return {"mean": mean, "ci95_half_width": math.nan, "n": n}
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return {"mean": mean, "ci95_half_width": float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n), "n": n}
+
+
+def run_netperf(config_source=None, sets=None, replications: int = 1, **options) -> dict:
+    """One run, or `replications` runs on seeds run.seed, run.seed + 1, …: the first run's
+    document with `replications` (each run's netperf figures) and `summary` (mean and 95% CI)."""
+    if replications < 1:
+        raise ConfigError(f"--replications {replications}: at least 1")
+    s = netperf_sets(sets, **options)
+    first = api.run(config_source, s)
+    if replications == 1:
+        return first
+    seed0 = first["config"]["run"]["seed"]
+    runs = [first["netperf"]] + [api.run(config_source, {**s, "run.seed": seed0 + r})["netperf"] for r in range(1, replications)]
+    summary = {}
+    for path in SUMMARISED:
+        vals = [_at(r, path) for r in runs]
+        if all(v is not None for v in vals):
+            summary[path] = ci95([float(v) for v in vals])
+    first["replications"] = [{"seed": seed0 + i, **{p: _at(r, p) for p in SUMMARISED if _at(r, p) is not None}} for i, r in enumerate(runs)]
+    first["summary"] = summary
+    return first
+
+
+def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
+    n = out["netperf"]
+    rate_key = "throughput_mbps" if "throughput_mbps" in n["aggregate"] else "transactions_per_s"
+    unit = "Mbps" if rate_key == "throughput_mbps" else "transactions/s"
+    print(f"{n['test']}: {n['connections']} connection(s) from {n['clients']} client(s) to {n['server']}, "
+          f"{n['msg_bytes']} B messages, window {n['window_s']:.3f} s")
+    print(f"aggregate {n['aggregate'][rate_key]:,.1f} {unit}; Jain's fairness {n['fairness_jain']:.4f}")
+    per = [c[rate_key] for c in n["per_connection"]]
+    print(f"per connection: min {min(per):,.1f}, max {max(per):,.1f} {unit}")
+    lat = n.get("latency_us")
+    if lat and lat.get("count"):
+        print(f"transaction latency: p50 {lat['p50']:.1f} µs, p90 {lat['p90']:.1f} µs, p99 {lat['p99']:.1f} µs ({lat['count']:,} transactions)")
+    print(f"{'processor':<14} {'util':>6} " + " ".join(f"{c:>7}" for c in categories) + f" {'irq/s':>9} {'cs/s':>9}")
+    for k, pr in out["processors"].items():
+        print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in categories)
+              + f" {pr['irq_per_s']:>9.0f} {pr['context_switches_per_s']:>9.0f}")
+    for path, s in out.get("summary", {}).items():
+        print(f"{path}: {s['mean']:,.3f} ± {s['ci95_half_width']:,.3f} (95% CI, {s['n']} seeds)")
