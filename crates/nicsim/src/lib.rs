@@ -70,6 +70,18 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
         })
         .collect();
     out["conservation"] = Value::Object(cons);
+    if let Some(ports) = w.fabric.port_stats() {
+        let ports: serde_json::Map<String, Value> = ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let v = json!({"frames": p.frames, "dropped_frames": p.dropped_frames,
+                    "dropped_payload_bytes": p.dropped_payload_bytes, "max_queue_bytes": p.max_queue_bytes});
+                (format!("to_node{i}"), v)
+            })
+            .collect();
+        out["switch"] = Value::Object(ports);
+    }
     out["simulator"] = json!({
         "events": w.eng.executed(),
         "simulated_s": w.eng.now().as_secs_f64(),

@@ -353,3 +353,4 @@ mod packet_gen_window {
         );
     }
 }
+mod many;

@@ -1,0 +1,123 @@
+//! Many connections, clients and a switch.
+
+use super::*;
+use nicsim::config::{NetperfTest, WorkloadKind};
+use nicsim::system::World;
+
+fn netperf(test: NetperfTest, connections: u32, clients: u32) -> Config {
+    let mut c = base();
+    c.workload.kind = WorkloadKind::Netperf;
+    c.workload.netperf.test = test;
+    c.workload.netperf.connections = connections;
+    c.workload.netperf.duration_ps = Duration(200_000_000_000);
+    c.workload.netperf.warmup_ps = Duration(50_000_000_000);
+    c.topology.clients = clients;
+    c.switch.present = clients > 1;
+    let p = c.placements[0].clone();
+    c.placements = vec![p; clients as usize + 1];
+    c
+}
+
+fn drive(c: &Config) -> (World, Value) {
+    let mut wl = nicsim::workload::build(c);
+    let mut w = World::new(c).unwrap();
+    nicsim::workload::drive(&mut w, wl.as_mut()).unwrap_or_else(|e| panic!("{e}"));
+    let v = wl.report(&w);
+    (w, v)
+}
+
+fn rates(v: &Value, key: &str) -> Vec<f64> {
+    v["netperf"]["per_connection"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[key].as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn every_connection_conserves_its_bytes_when_a_shallow_switch_drops_frames() {
+    let mut c = netperf(NetperfTest::TcpStream, 16, 4);
+    c.workload.netperf.msg_bytes = 65536;
+    c.switch.buffer_bytes = 3 * 9038;
+    let (w, _) = drive(&c);
+    let ports = w.fabric.port_stats().unwrap();
+    let server = w.server();
+    assert!(
+        ports[server].dropped_frames > 0,
+        "the server's port overflows"
+    );
+    let retx: u64 = w.nodes[..server]
+        .iter()
+        .flat_map(|n| &n.conns)
+        .map(|c| c.tcp.stats.retransmitted_bytes)
+        .sum();
+    assert!(retx > 0, "dropped data is retransmitted");
+    let mut dropped = 0;
+    for (client, n) in w.nodes[..server].iter().enumerate() {
+        for conn in &n.conns {
+            let f = conn.tcp.flow;
+            for (a, b) in [(client, server), (server, client)] {
+                let k = w.conservation(a, b, Some(f));
+                assert!(k.holds(), "flow {f} node{a}→node{b}: {k:?}");
+                dropped += k.dropped_bytes;
+            }
+        }
+    }
+    for (a, b) in w.directions() {
+        assert!(w.conservation(a, b, None).holds(), "node{a}→node{b}");
+    }
+    assert!(dropped > 0, "the drops are charged to their connections");
+}
+
+#[test]
+fn request_response_connections_share_the_server_when_nothing_is_lost() {
+    let (w, v) = drive(&netperf(NetperfTest::TcpRr, 64, 4));
+    let per = rates(&v, "transactions_per_s");
+    assert_eq!(per.len(), 64);
+    assert!(per.iter().all(|&r| r > 0.0), "{per:?}");
+    assert!(v["netperf"]["fairness_jain"].as_f64().unwrap() > 0.99);
+    let total = v["netperf"]["aggregate"]["transactions_per_s"]
+        .as_f64()
+        .unwrap();
+    assert!((per.iter().sum::<f64>() - total).abs() < 1e-6);
+    // Four clients, sixteen connections each; every server thread ran on the server's CPU.
+    assert_eq!(w.nodes[w.server()].threads.len(), 64);
+    assert!(w.nodes[..4].iter().all(|n| n.conns.len() == 16));
+    let lat = &v["netperf"]["latency_us"];
+    let (p50, p99) = (lat["p50"].as_f64().unwrap(), lat["p99"].as_f64().unwrap());
+    assert!(p50 > 0.0 && p50 <= p99);
+}
+
+#[test]
+fn streaming_connections_share_one_link_fairly_and_cannot_beat_it() {
+    let mut c = netperf(NetperfTest::TcpStream, 8, 1);
+    c.workload.netperf.msg_bytes = 65536;
+    let (w, v) = drive(&c);
+    let per = rates(&v, "throughput_mbps");
+    let total: f64 = per.iter().sum();
+    assert!(total * 1e6 <= w.link_payload_bps);
+    assert!(
+        v["netperf"]["fairness_jain"].as_f64().unwrap() > 0.95,
+        "{per:?}"
+    );
+}
+
+#[test]
+fn a_topology_the_fabric_cannot_join_is_refused_in_one_line() {
+    let mut c = netperf(NetperfTest::TcpStream, 2, 2);
+    c.switch.present = false;
+    let e = World::new(&c).err().unwrap();
+    assert!(e.contains("switch.present"), "{e}");
+    let mut c = netperf(NetperfTest::TcpStream, 2, 2);
+    c.switch.buffer_bytes = 1000;
+    let e = World::new(&c).err().unwrap();
+    assert!(e.contains("switch.buffer_bytes"), "{e}");
+    let mut c = netperf(NetperfTest::TcpStream, 0, 1);
+    c.workload.netperf.connections = 0;
+    let e = nicsim::run(&c).unwrap()["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("connections = 0"), "{e}");
+}
