@@ -1,0 +1,85 @@
+"""`nicsim netperf`: many connections and clients against one server (issue 11)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from nicsim import api
+from nicsim.errors import ConfigError
+from nicsim.netperf import ci95, run_netperf
+
+SHORT = {"workload.netperf.duration_ps": "200 ms", "workload.netperf.warmup_ps": "50 ms"}
+
+
+def cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "nicsim", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_one_connection_streams_as_fast_as_netpipe_and_eight_not_much_faster():
+    one = run_netperf("ortiz2008-base", SHORT, msg_size="1 MiB")["netperf"]
+    pipe = api.run("ortiz2008-base", {"workload.netpipe.sizes_bytes": "1 MiB", "workload.netpipe.target_ps": "200 ms"})
+    np_mbps = pipe["points"][-1]["throughput_mbps"]
+    assert one["aggregate"]["throughput_mbps"] == pytest.approx(np_mbps, rel=0.05)
+    eight = run_netperf("ortiz2008-base", SHORT, msg_size="1 MiB", connections=8)["netperf"]
+    # One CPU-bound receiver: more connections cannot buy much.
+    assert eight["aggregate"]["throughput_mbps"] <= 1.05 * one["aggregate"]["throughput_mbps"]
+    assert 1 / 8 <= eight["fairness_jain"] <= 1
+    assert len(eight["per_connection"]) == 8
+
+
+def test_request_response_over_four_clients_reports_latency_and_every_processor():
+    out = run_netperf("ortiz2008-base", SHORT, test="TCP_RR", connections=16, clients=4)
+    n = out["netperf"]
+    assert n["test"] == "TCP_RR" and n["clients"] == 4 and n["server"] == "node4"
+    lat = n["latency_us"]
+    assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"]
+    assert lat["count"] == pytest.approx(n["aggregate"]["transactions_per_s"] * n["window_s"], abs=1)
+    assert set(out["processors"]) == {f"node{i}.cpu0" for i in range(5)}
+    server = out["processors"]["node4.cpu0"]
+    assert server["context_switches_per_s"] > 0 and server["irq_per_s"] > 0
+    assert set(out["switch"]) == {f"to_node{i}" for i in range(5)}
+
+
+def test_same_seed_same_bytes_and_replications_give_a_confidence_interval():
+    a = run_netperf("ortiz2008-base", SHORT, test="TCP_RR", connections=8, seed=3)
+    b = run_netperf("ortiz2008-base", SHORT, test="TCP_RR", connections=8, seed=3)
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    r = run_netperf("ortiz2008-base", SHORT, replications=3, test="TCP_RR", connections=8, seed=3)
+    assert [x["seed"] for x in r["replications"]] == [3, 4, 5]
+    s = r["summary"]["aggregate.transactions_per_s"]
+    vals = [x["aggregate.transactions_per_s"] for x in r["replications"]]
+    assert s["n"] == 3 and s["mean"] == pytest.approx(sum(vals) / 3)
+    assert s["ci95_half_width"] >= 0
+
+
+def test_ci95_matches_students_t():
+    s = ci95([1.0, 2.0, 3.0])
+    # sd = 1, t(0.975, 2) = 4.303
+    assert s["mean"] == 2.0 and s["ci95_half_width"] == pytest.approx(4.302653 / 3**0.5, rel=1e-5)
+
+
+@pytest.mark.parametrize("args, names", [
+    (["--test", "TCP_CRR"], "--test TCP_CRR"),
+    (["--connections", "0"], "--connections 0"),
+    (["--clients", "0"], "--clients 0"),
+    (["--replications", "0"], "--replications 0"),
+    (["--clients", "2", "--set", "switch.buffer_bytes=1000 B"], "switch.buffer_bytes"),
+    (["--set", "topology.clients=3"], "switch.present"),
+])
+def test_bad_input_gets_one_line(args, names):
+    r = cli("netperf", "ortiz2008-base", *args)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and names in lines[0], r.stderr
+
+
+def test_the_command_prints_a_table_and_documented_json():
+    r = cli("netperf", "ortiz2008-base", "--duration", "100 ms", "--warmup", "20 ms", "--connections", "2")
+    assert r.returncode == 0, r.stderr
+    assert "TCP_STREAM: 2 connection(s)" in r.stdout and "fairness" in r.stdout
+    j = json.loads(cli("netperf", "ortiz2008-base", "--duration", "100 ms", "--warmup", "20 ms", "--json").stdout)
+    assert {"test", "connections", "clients", "server", "msg_bytes", "window_s", "aggregate", "fairness_jain",
+            "latency_us", "per_connection"} <= set(j["netperf"])
+    with pytest.raises(ConfigError):
+        run_netperf("ortiz2008-base", {**SHORT, "workload.netperf.start_spread_ps": "1 s"})
