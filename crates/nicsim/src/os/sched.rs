@@ -1,6 +1,7 @@
 //! The scheduler: which context runs next on a processor, chunk by chunk, with preemption of
 //! process context by interrupts, the softirq and a woken communication thread (host-path §5).
 
+use super::thread::INTERACTIVE;
 use crate::engine::Engine;
 use crate::hw::cpu::{Ctx, Job, Notice, Then};
 use crate::node::effect::Effect;
@@ -115,9 +116,12 @@ impl Node {
         // With wakeup preemption, a runnable thread of a more urgent class preempts this one.
         let urgent_waiting = self.cfg.sched.wakeup_preempts
             && match then {
-                Then::Thread(tid) => self.runq[p]
-                    .next_after(None)
-                    .is_some_and(|k| k.0 < self.threads[tid].prio),
+                // An interactive thread is never preempted by a thread (the common case:
+                // checked before the run queue).
+                Then::Thread(tid) => {
+                    let prio = self.threads[tid].prio;
+                    prio > INTERACTIVE && self.runq[p].next_after(None).is_some_and(|k| k.0 < prio)
+                }
                 _ => false,
             };
         if (ctx > Ctx::HardIrq && hard_waiting)

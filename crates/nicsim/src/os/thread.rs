@@ -6,7 +6,7 @@ use crate::hw::cpu::Job;
 use crate::node::effect::Effect;
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
 /// A thread's scheduling class: a lower value runs first, and with `sched.wakeup_preempts`
 /// a woken thread preempts a running one of a higher value (Linux's wake-up preemption of a
@@ -72,10 +72,11 @@ impl Thread {
 /// A runnable thread's place: its class, then when it became runnable, then its id.
 pub(crate) type RunKey = (Priority, u64, usize);
 
-/// The runnable threads of one processor, in pick order.
+/// The runnable threads of one processor, in pick order: a sorted vector, since a new key
+/// goes to the end of its class and the queue is short (no allocation once it has grown).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RunQueue {
-    set: BTreeSet<RunKey>,
+    keys: Vec<RunKey>,
     arrivals: u64,
 }
 
@@ -83,24 +84,24 @@ impl RunQueue {
     pub(crate) fn insert(&mut self, prio: Priority, tid: usize) -> RunKey {
         self.arrivals += 1;
         let k = (prio, self.arrivals, tid);
-        self.set.insert(k);
+        let at = self.keys.partition_point(|x| *x < k);
+        self.keys.insert(at, k);
         k
     }
 
     pub(crate) fn remove(&mut self, k: RunKey) {
-        self.set.remove(&k);
+        if let Ok(at) = self.keys.binary_search(&k) {
+            self.keys.remove(at);
+        }
     }
 
     /// The first runnable thread after `after` (from the front if None).
     pub(crate) fn next_after(&self, after: Option<RunKey>) -> Option<RunKey> {
-        match after {
-            None => self.set.first().copied(),
-            Some(k) => self
-                .set
-                .range((std::ops::Bound::Excluded(k), std::ops::Bound::Unbounded))
-                .next()
-                .copied(),
-        }
+        let at = match after {
+            None => 0,
+            Some(k) => self.keys.partition_point(|x| *x <= k),
+        };
+        self.keys.get(at).copied()
     }
 }
 

@@ -112,7 +112,8 @@ impl Node {
 
     /// The timer events the changed connections want, scheduled once each.
     pub(crate) fn sync_timers(&mut self, eng: &mut Engine<Ev>) {
-        for c in std::mem::take(&mut self.dirty) {
+        for i in 0..self.dirty.len() {
+            let c = self.dirty[i];
             let conn = &mut self.conns[c];
             conn.dirty = false;
             let t = &conn.tcp;
@@ -129,6 +130,7 @@ impl Node {
                 );
             }
         }
+        self.dirty.clear();
     }
 
     /// Header bytes TCP and IP add to a segment's payload.
