@@ -98,6 +98,12 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     print(f"aggregate {n['aggregate'][rate_key]:,.1f} {unit}; Jain's fairness {n['fairness_jain']:.4f}")
     per = [c[rate_key] for c in n["per_connection"]]
     print(f"per connection: min {min(per):,.1f}, max {max(per):,.1f} {unit}")
+    stalled = sum(1 for v in per if v == 0)
+    if stalled:
+        dropped = sum(p["dropped_frames"] for p in out.get("switch", {}).values())
+        print(f"{stalled} connection(s) made no progress in the window ({dropped} frames dropped at the switch in the run; "
+              "a segment lost before a connection's first RTT sample waits tcp.rto_initial_ps, and connections open "
+              "established, without a handshake)")
     lat = n.get("latency_us")
     if lat and lat.get("count"):
         print(f"transaction latency: p50 {lat['p50']:.1f} µs, p90 {lat['p90']:.1f} µs, p99 {lat['p99']:.1f} µs ({lat['count']:,} transactions)")
