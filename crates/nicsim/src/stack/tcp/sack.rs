@@ -88,8 +88,8 @@ impl Tcp {
             return b;
         }
         let mut ranges: Vec<(u64, u64)> = Vec::new();
-        for (&seq, &(len, _)) in &self.ooo {
-            let (seq, end) = (seq.max(self.rcv_nxt), seq + len);
+        for (&seq, &(l, _)) in &self.ooo {
+            let (seq, end) = (seq.max(self.rcv_nxt), seq + l);
             match ranges.last_mut() {
                 _ if end <= seq => {}
                 Some(r) if seq <= r.1 => r.1 = r.1.max(end),
