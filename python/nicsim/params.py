@@ -100,6 +100,7 @@ PARAMS: list[Param] = [
     P("tcp.rto_initial_ps", "time", "3 s", "retransmission timeout before an RTT sample", "[R] RFC 2988", min=1, max=6e+14),
     P("tcp.fast_retransmit", "bool", True, "retransmit at the duplicate-ACK threshold instead of waiting for the timer", "[R] RFC 5681; Linux default"),
     P("tcp.dupack_threshold", "int", 3, "duplicate ACKs that trigger fast retransmit", "[R] RFC 5681", min=1, max=1000),
+    P("tcp.sack", "bool", True, "selective acknowledgements (RFC 2018) with SACK-based loss recovery (RFC 6675)", "[R] Linux 2.6 net.ipv4.tcp_sack = 1"),
     P("sched.wakeup_preempts", "bool", True, "a woken communication thread preempts the load thread", "[N] §2.6"),
     # receive-path choices (host-path §2.3 notes)
     P("rx.softirq_payload_copy", "bool", True, "the receive softirq copies each payload from the DMA buffer into the socket (skb_copy), on the protocol processor", "[S] thesis Appendix III: data_ready 'copies the data to the socket'; §3.5.2; decided in docs/calibration.md"),

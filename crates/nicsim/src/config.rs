@@ -177,6 +177,8 @@ pub struct Tcp {
     pub rto_initial_ps: Duration,
     pub fast_retransmit: bool,
     pub dupack_threshold: u32,
+    /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675).
+    pub sack: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -17,7 +17,9 @@ impl Node {
         let c = self
             .conn_of(seg.flow)
             .expect("a segment of an open connection");
-        let f = Frame::tcp(seg, self.header_bytes(), self.conns[c].peer);
+        // A SACK option (only while the receiver holds out-of-order data) lengthens the header.
+        let header = self.header_bytes() + seg.sack_option_bytes();
+        let f = Frame::tcp(seg, header, self.conns[c].peer);
         self.stats.payload_tx_bytes += seg.len as u64;
         self.conns[c].tx_payload_bytes += seg.len as u64;
         if self.roles.acks == Acks::NicLocal && seg.is_pure_ack() {

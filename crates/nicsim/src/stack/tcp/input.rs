@@ -1,5 +1,5 @@
-//! Segment arrival: ACK processing (window, congestion control, RTT, fast retransmit and
-//! NewReno recovery) and in-order and out-of-order data.
+//! Segment arrival: ACK processing (window, congestion control, RTT, fast retransmit,
+//! NewReno or SACK recovery) and in-order and out-of-order data.
 
 use super::*;
 
@@ -7,6 +7,9 @@ impl Tcp {
     pub(super) fn on_ack(&mut self, now: Time, seg: &Segment, r: &mut Input) {
         self.peer_wnd = seg.win as u64;
         self.max_peer_wnd = self.max_peer_wnd.max(self.peer_wnd);
+        if !seg.sack.is_empty() {
+            self.sack_update(seg);
+        }
         if seg.ack > self.snd_una {
             let acked = seg.ack.min(self.snd_nxt.max(seg.ack)) - self.snd_una;
             // RTT sample from the oldest newly acknowledged segment that was not retransmitted.
@@ -23,6 +26,9 @@ impl Tcp {
                 if s.seq + s.len as u64 <= self.snd_una {
                     let ts = self.truesize(s.len as u64);
                     self.wmem_queued -= ts;
+                    if s.sacked {
+                        self.sacked_bytes -= s.len as u64;
+                    }
                     self.skbs.pop_front();
                     self.send_head = self.send_head.saturating_sub(1);
                 } else {
@@ -35,6 +41,15 @@ impl Tcp {
                 Some(high) if seg.ack >= high => {
                     self.cwnd = self.ssthresh;
                     self.recover = None;
+                    self.end_sack_recovery();
+                }
+                // A partial ACK with SACK: the scoreboard picks what goes next, but the new
+                // first segment is lost too if nothing resent it yet (NewReno's inference;
+                // it covers a loss with no SACKed data above it, which NextSeg never picks).
+                Some(_) if self.sack_recovery => {
+                    if self.skbs.front().is_some_and(|s| !s.retrans && !s.sacked) {
+                        self.retx_next = Some(self.snd_una);
+                    }
                 }
                 // A partial ACK: the next hole is lost too (NewReno, RFC 6582).
                 Some(_) => self.retx_next = Some(self.snd_una),
@@ -59,17 +74,28 @@ impl Tcp {
         }
     }
 
-    /// Fast retransmit at the duplicate-ACK threshold (RFC 5681 §3.2), then window inflation
-    /// by one segment per further duplicate while recovery lasts.
+    /// Fast retransmit at the duplicate-ACK threshold (RFC 5681 §3.2), or once the
+    /// scoreboard says the first segment is lost (RFC 6675 §5). Without SACK information,
+    /// NewReno: window inflation by one segment per further duplicate while recovery lasts;
+    /// with it, cwnd = ssthresh and the pipe estimate paces retransmissions (no inflation).
     pub(super) fn on_dupack(&mut self, r: &mut Input) {
         let mss = self.mss as u64;
         if self.recover.is_some() {
-            self.cwnd += mss;
+            if !self.sack_recovery {
+                self.cwnd += mss;
+            }
             r.acked_new = true;
-        } else if self.fast_retransmit && self.dupacks == self.dupack_threshold {
+        } else if self.fast_retransmit
+            && (self.dupacks == self.dupack_threshold || self.sack_head_lost())
+        {
             self.stats.fast_retransmits += 1;
             self.ssthresh = ((self.snd_max - self.snd_una) / 2).max(2 * mss);
-            self.cwnd = self.ssthresh + self.dupack_threshold as u64 * mss;
+            self.sack_recovery = self.sacked_bytes > 0;
+            self.cwnd = if self.sack_recovery {
+                self.ssthresh
+            } else {
+                self.ssthresh + self.dupack_threshold as u64 * mss
+            };
             self.recover = Some(self.snd_max);
             self.retx_next = Some(self.snd_una);
             r.acked_new = true;
@@ -132,6 +158,7 @@ impl Tcp {
             } else if self.rmem_alloc + ts <= self.rcvbuf {
                 // Beyond a hole: hold it until the hole fills.
                 self.ooo.insert(seg.seq, (len, ts));
+                self.last_ooo = Some(seg.seq);
                 self.rmem_alloc += ts;
                 self.stats.out_of_order_queued += 1;
             } else {

@@ -8,7 +8,14 @@
 //! quick ACKs with `rcv_mss` estimation and the `tcp_cleanup_rbuf` window-update rule, Nagle
 //! and TCP_NODELAY, an out-of-order queue at the receiver, fast retransmit with NewReno
 //! recovery (one segment per duplicate-ACK signal or partial ACK), and retransmission timeout
-//! with go-back-N. Not modelled: SACK.
+//! with go-back-N. With `tcp.sack` (`sack.rs`): the receiver's SACK blocks (RFC 2018, at most
+//! three, beside the timestamp option) and, once the peer's ACKs carry blocks, a sender
+//! scoreboard with RFC 6675 loss recovery (IsLost, pipe, NextSeg). Both ends share one
+//! configuration, so the handshake's SACK-permitted negotiation is implicit.
+//!
+//! Not modelled: D-SACK (RFC 2883), FACK, SACK reneging (the receiver never discards queued
+//! out-of-order data, so the sender keeps its scoreboard until recovery ends or an RTO, when
+//! RFC 6675 §5.1 has it forget), rescue retransmission, and the handshake itself.
 
 use crate::config::{BufferSemantics, Tcp as TcpCfg};
 use crate::units::{Duration, Time};
@@ -17,8 +24,13 @@ use std::collections::{BTreeMap, VecDeque};
 mod input;
 mod output;
 mod recv;
+mod sack;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sack;
+
+pub use sack::SackBlocks;
 
 pub const IP_HEADER_BYTES: u64 = 20;
 pub const TCP_HEADER_BYTES: u64 = 20;
@@ -58,6 +70,8 @@ pub struct Segment {
     pub push: bool,
     /// The connection (both ends share the id; the frame header carries it for demultiplexing).
     pub flow: u16,
+    /// SACK blocks (RFC 2018) for data held beyond `ack`; empty when there is none.
+    pub sack: SackBlocks,
 }
 
 impl Segment {
@@ -72,6 +86,10 @@ struct TxSkb {
     len: u32,
     push: bool,
     sent_at: Option<Time>,
+    /// The peer reported this buffer in a SACK block (the scoreboard).
+    sacked: bool,
+    /// Retransmitted during the current SACK recovery (RFC 6675 HighRxt, per buffer).
+    retrans: bool,
 }
 
 impl TxSkb {
@@ -84,6 +102,7 @@ impl TxSkb {
             win: 0,
             push: self.push,
             flow: 0,
+            sack: SackBlocks::default(),
         }
     }
 }
@@ -104,6 +123,10 @@ pub struct TcpStats {
     pub out_of_order_dropped: u64,
     pub out_of_order_bytes: u64,
     pub duplicate_bytes: u64,
+    /// SACK blocks carried by the segments sent (a count of blocks, not of segments).
+    pub sack_blocks_sent: u64,
+    /// Segments retransmitted from the SACK scoreboard during RFC 6675 recovery.
+    pub sack_recovery_retransmits: u64,
 }
 
 /// What an input changed, for the caller to act on.
@@ -157,6 +180,12 @@ pub struct Tcp {
     recover: Option<u64>,
     /// A segment to retransmit at once (fast retransmit, NewReno partial ACK).
     retx_next: Option<u64>,
+    /// SACK is on (`tcp.sack`): send blocks, and keep a scoreboard of the peer's.
+    sack: bool,
+    /// The current recovery is driven by the scoreboard (RFC 6675) rather than NewReno.
+    sack_recovery: bool,
+    /// Bytes of `skbs` marked SACKed; 0 means NewReno behaviour, exactly.
+    sacked_bytes: u64,
     srtt: Option<f64>,
     rttvar: f64,
     rto: Duration,
@@ -172,6 +201,8 @@ pub struct Tcp {
     rx_queue: VecDeque<(u64, u64)>,
     /// Segments received beyond a hole: sequence → (length, truesize).
     ooo: BTreeMap<u64, (u64, u64)>,
+    /// Start of the latest segment queued out of order: its block is reported first.
+    last_ooo: Option<u64>,
     rmem_alloc: u64,
     rcv_mss: u64,
     ack_scheduled: bool,
@@ -222,6 +253,9 @@ impl Tcp {
             dupack_threshold: cfg.dupack_threshold.max(1),
             recover: None,
             retx_next: None,
+            sack: cfg.sack,
+            sack_recovery: false,
+            sacked_bytes: 0,
             srtt: None,
             rttvar: 0.0,
             rto: cfg.rto_initial_ps,
@@ -234,6 +268,7 @@ impl Tcp {
             rcv_wnd: 0,
             rx_queue: VecDeque::new(),
             ooo: BTreeMap::new(),
+            last_ooo: None,
             rmem_alloc: 0,
             rcv_mss: (mss as u64).min(536),
             ack_scheduled: false,

@@ -25,6 +25,8 @@ impl Tcp {
                 len: l as u32,
                 push: push && l == left,
                 sent_at: None,
+                sacked: false,
+                retrans: false,
             });
             self.wmem_queued += self.truesize(l);
             left -= l;
@@ -43,16 +45,29 @@ impl Tcp {
             if let Some(i) = self.skbs.iter().position(|s| s.seq == seq) {
                 let skb = self.skbs[i];
                 self.skbs[i].sent_at = Some(now);
+                if self.sack_recovery {
+                    self.skbs[i].retrans = true;
+                    self.stats.sack_recovery_retransmits += 1;
+                }
                 self.stats.retransmitted_segments += 1;
                 self.stats.retransmitted_bytes += skb.len as u64;
                 self.stats.data_segments_sent += 1;
                 out.push(self.stamp(skb.segment()));
             }
         }
+        // In SACK recovery the pipe, not the window's edge, gates sending (RFC 6675 NextSeg:
+        // lost holes first, then new data, then the remaining holes).
+        let mut pipe = self
+            .sack_recovery
+            .then(|| self.sack_retransmit(now, &mut out, true));
         while self.send_head < self.skbs.len() {
             let mut skb = self.skbs[self.send_head];
             let mut end = skb.seq + skb.len as u64;
-            let limit = self.snd_una + self.cwnd.min(self.peer_wnd);
+            let limit = match pipe {
+                Some(p) if p >= self.cwnd => break,
+                Some(_) => self.snd_una + self.peer_wnd,
+                None => self.snd_una + self.cwnd.min(self.peer_wnd),
+            };
             if end > limit {
                 // Send what fits when that is worth a segment (RFC 1122 sender-side SWS
                 // avoidance: at least min(MSS, half the largest window offered)).
@@ -86,7 +101,13 @@ impl Tcp {
                 self.pingpong = true;
             }
             self.last_data_sent = now;
+            if let Some(p) = pipe.as_mut() {
+                *p += skb.len as u64;
+            }
             out.push(self.stamp(skb.segment()));
+        }
+        if self.sack_recovery {
+            self.sack_retransmit(now, &mut out, false);
         }
         // Data waits, nothing is in flight to bring an ACK: probe the window later (persist).
         let waiting = self.send_head < self.skbs.len() && self.snd_nxt == self.snd_una;
@@ -112,6 +133,7 @@ impl Tcp {
             win: 0,
             push: false,
             flow: 0,
+            sack: SackBlocks::default(),
         }))
     }
 
@@ -123,6 +145,8 @@ impl Tcp {
             len: s.len - first as u32,
             push: s.push,
             sent_at: None,
+            sacked: s.sacked,
+            retrans: false,
         };
         self.skbs[i].len = first as u32;
         self.skbs[i].push = false;
@@ -142,6 +166,7 @@ impl Tcp {
             win: 0,
             push: false,
             flow: 0,
+            sack: SackBlocks::default(),
         })
     }
 
@@ -149,6 +174,8 @@ impl Tcp {
     pub(super) fn stamp(&mut self, mut s: Segment) -> Segment {
         let w = self.select_window();
         s.ack = self.rcv_nxt;
+        s.sack = self.sack_blocks_now(s.len);
+        self.stats.sack_blocks_sent += s.sack.len() as u64;
         s.flow = self.flow;
         s.win = w as u32;
         self.rcv_wup = self.rcv_nxt;
@@ -175,6 +202,7 @@ impl Tcp {
         self.abc_acked = 0;
         self.recover = None;
         self.retx_next = None;
+        self.clear_scoreboard();
         self.go_back();
         self.backoff += 1;
         self.rto = Duration(self.rto.0.saturating_mul(2)).min(Duration(120_000_000_000_000));

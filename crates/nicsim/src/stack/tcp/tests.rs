@@ -1,6 +1,6 @@
 //! Unit tests of the TCP endpoint, one module per behaviour.
 
-mod tests_support {
+pub(super) mod tests_support {
     use super::super::*;
 
     pub fn cfg() -> TcpCfg {
@@ -18,6 +18,7 @@ mod tests_support {
             rto_initial_ps: Duration(3_000_000_000_000),
             fast_retransmit: true,
             dupack_threshold: 3,
+            sack: true,
         }
     }
 }
@@ -303,5 +304,82 @@ mod overlap_tests {
             out.iter().map(|s| (s.seq, s.len)).collect::<Vec<_>>(),
             vec![(0, 700), (700, 300)]
         );
+    }
+}
+
+mod sack_receiver_tests {
+    use super::super::*;
+    use super::tests_support::cfg;
+
+    #[test]
+    fn a_segment_stays_small_enough_to_travel_in_every_frame() {
+        assert!(std::mem::size_of::<Segment>() <= 56);
+    }
+
+    fn data(i: u64) -> Segment {
+        Segment {
+            seq: i * 1000,
+            len: 1000,
+            win: 60000,
+            ..Segment::default()
+        }
+    }
+
+    /// Segments 2-3, 5, 8-9 and 11 arrive beyond a hole at 0-1, then 6: the ACK's first
+    /// block holds segment 6 (RFC 2018 §4), the others follow highest first, three in all.
+    #[test]
+    fn blocks_report_the_latest_segment_first_then_the_highest() {
+        let mut b = Tcp::new(&cfg(), 1500, true, 1);
+        for i in [2, 3, 5, 8, 9, 11, 6] {
+            assert!(b.on_segment(Time(i), &data(i)).ack_now);
+        }
+        let ack = b.make_ack();
+        assert_eq!(ack.ack, 0);
+        assert_eq!(
+            ack.sack_blocks().collect::<Vec<_>>(),
+            vec![(5000, 7000), (11000, 12000), (8000, 10000)]
+        );
+        assert_eq!(ack.sack_option_bytes(), 28, "2 + 3 x 8 = 26, padded to 28");
+        assert_eq!(b.stats.sack_blocks_sent, 3);
+        // The hole fills: the queue drains and ACKs carry no blocks again.
+        b.on_segment(Time(20), &data(0));
+        let one = b.make_ack();
+        assert_eq!(one.ack, 1000);
+        assert_eq!(
+            one.sack_blocks().collect::<Vec<_>>(),
+            vec![(5000, 7000), (11000, 12000), (8000, 10000)]
+        );
+        for i in [1, 4, 7, 10] {
+            b.on_segment(Time(30 + i), &data(i));
+        }
+        let none = b.make_ack();
+        assert_eq!(
+            (none.ack, none.sack.len(), none.sack_option_bytes()),
+            (12000, 0, 0)
+        );
+    }
+
+    #[test]
+    fn one_block_costs_twelve_bytes_and_a_full_data_segment_carries_none() {
+        let mut b = Tcp::new(&cfg(), 1500, true, 1);
+        b.on_segment(Time(0), &data(3));
+        let ack = b.make_ack();
+        assert_eq!(ack.sack_blocks().collect::<Vec<_>>(), vec![(3000, 4000)]);
+        assert_eq!(ack.sack_option_bytes(), 12);
+        // Data that fills the MSS leaves no room for the option beside it.
+        b.write(1448, true);
+        let full = b.output(Time(1));
+        assert_eq!((full[0].len, full[0].sack.len()), (1448, 0));
+    }
+
+    #[test]
+    fn without_sack_no_blocks_are_sent() {
+        let mut c = cfg();
+        c.sack = false;
+        let mut b = Tcp::new(&c, 1500, true, 1);
+        b.on_segment(Time(0), &data(3));
+        let ack = b.make_ack();
+        assert!(ack.sack.is_empty());
+        assert_eq!(b.stats.sack_blocks_sent, 0);
     }
 }
