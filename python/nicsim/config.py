@@ -290,8 +290,6 @@ def _check(v: dict) -> None:
             raise ConfigError("workload.packet_gen.frame_bytes exceeds the MTU plus the 18-byte Ethernet header and FCS")
     if v["workload.kind"] == "netperf" and v["workload.netperf.start_spread_ps"] > v["workload.netperf.warmup_ps"]:
         raise ConfigError("workload.netperf.start_spread_ps must not exceed workload.netperf.warmup_ps: every connection starts before the window")
-    if v["topology.clients"] > 1 and not v["switch.present"]:
-        raise ConfigError(f"topology.clients = {v['topology.clients']}: a link joins only two nodes; set switch.present = true")
     if v["io.dma_chunk_bytes"] > v["nic.memory_bytes"]:
         raise ConfigError("io.dma_chunk_bytes must not exceed nic.memory_bytes")
 

@@ -109,6 +109,11 @@ impl BitRate {
     pub fn time_to_send(self, len: Bytes) -> Duration {
         Duration(ceil_div(len as u128 * 8 * PS_PER_S, self.0 as u128))
     }
+
+    /// Whole bytes sent in `d` at this rate (the inverse of `time_to_send`, rounded down).
+    pub fn bytes_in(self, d: Duration) -> Bytes {
+        (d.0 as u128 * self.0 as u128 / (8 * PS_PER_S)) as Bytes
+    }
 }
 
 impl Freq {

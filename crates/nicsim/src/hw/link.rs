@@ -41,8 +41,8 @@ impl Lane {
 
     /// Wire bytes still to be sent at `now`: the queue a frame offered now waits behind.
     pub fn backlog_bytes(&self, now: Time) -> u64 {
-        let left_ps = self.busy_until.0.saturating_sub(now.0) as u128;
-        (left_ps * self.rate.0 as u128 / 8_000_000_000_000) as u64
+        self.rate
+            .bytes_in(Duration(self.busy_until.0.saturating_sub(now.0)))
     }
 
     /// A frame carrying `ip_bytes` is offered at `now`; returns when its last bit arrives.

@@ -282,11 +282,12 @@ impl Workload for Netperf {
                 }
             })
             .collect();
-        let (rate_key, unit_total) = if rr {
-            ("transactions_per_s", per.iter().sum::<f64>())
+        let rate_key = if rr {
+            "transactions_per_s"
         } else {
-            ("throughput_mbps", per.iter().sum::<f64>())
+            "throughput_mbps"
         };
+        let total: f64 = per.iter().sum();
         let per_connection: Vec<Value> = self
             .inst
             .iter()
@@ -315,7 +316,7 @@ impl Workload for Netperf {
                 "server": format!("node{}", w.server()),
                 "msg_bytes": self.p.msg_bytes,
                 "window_s": secs,
-                "aggregate": {rate_key: unit_total},
+                "aggregate": {rate_key: total},
                 "fairness_jain": jain(&per),
                 "latency_us": latency,
                 "per_connection": per_connection,

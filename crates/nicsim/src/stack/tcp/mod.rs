@@ -75,6 +75,14 @@ pub struct Segment {
 }
 
 impl Segment {
+    /// A segment without payload at `seq`; `Tcp::stamp` fills in the ACK, window and flow.
+    pub fn pure_ack(seq: u64) -> Segment {
+        Segment {
+            seq,
+            ..Segment::default()
+        }
+    }
+
     pub fn is_pure_ack(&self) -> bool {
         self.len == 0
     }
@@ -98,11 +106,8 @@ impl TxSkb {
         Segment {
             seq: self.seq,
             len: self.len,
-            ack: 0,
-            win: 0,
             push: self.push,
-            flow: 0,
-            sack: SackBlocks::default(),
+            ..Segment::default()
         }
     }
 }

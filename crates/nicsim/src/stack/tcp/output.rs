@@ -126,15 +126,7 @@ impl Tcp {
         }
         self.persist_deadline = None;
         self.stats.window_probes += 1;
-        Some(self.stamp(Segment {
-            seq: WINDOW_PROBE_SEQ,
-            len: 0,
-            ack: 0,
-            win: 0,
-            push: false,
-            flow: 0,
-            sack: SackBlocks::default(),
-        }))
+        Some(self.stamp(Segment::pure_ack(WINDOW_PROBE_SEQ)))
     }
 
     /// Cuts skb `i` after `first` bytes (tcp_fragment); the tail keeps the PUSH flag.
@@ -159,15 +151,7 @@ impl Tcp {
     /// A pure ACK carrying the current cumulative ACK and window.
     pub fn make_ack(&mut self) -> Segment {
         self.stats.acks_sent += 1;
-        self.stamp(Segment {
-            seq: self.snd_nxt,
-            len: 0,
-            ack: 0,
-            win: 0,
-            push: false,
-            flow: 0,
-            sack: SackBlocks::default(),
-        })
+        self.stamp(Segment::pure_ack(self.snd_nxt))
     }
 
     /// Fills in ACK and window, and records that they were advertised.

@@ -3,6 +3,15 @@
 pub(super) mod tests_support {
     use super::super::*;
 
+    /// A pure ACK from the peer: cumulative `ack`, window `win`.
+    pub fn ack_of(ack: u64, win: u32) -> Segment {
+        Segment {
+            ack,
+            win,
+            ..Segment::default()
+        }
+    }
+
     pub fn cfg() -> TcpCfg {
         TcpCfg {
             socket_buffer_bytes: 65536,
@@ -25,7 +34,7 @@ pub(super) mod tests_support {
 
 mod basics {
     use super::super::*;
-    use super::tests_support::cfg;
+    use super::tests_support::{ack_of, cfg};
 
     #[test]
     fn mss_follows_mtu_and_timestamps() {
@@ -49,14 +58,7 @@ mod basics {
         a.write(10 * 1448, true);
         let first = a.output(Time(0));
         assert_eq!(first.len(), 2);
-        let ack = Segment {
-            seq: 0,
-            len: 0,
-            ack: 2 * 1448,
-            win: 60000,
-            push: false,
-            ..Segment::default()
-        };
+        let ack = ack_of(2 * 1448, 60000);
         let r = a.on_segment(Time(1000), &ack);
         assert!(r.space_freed && r.acked_new);
         assert_eq!(a.cwnd, 4 * 1448);
@@ -150,7 +152,7 @@ mod basics {
 
 mod recovery_tests {
     use super::super::*;
-    use super::tests_support::cfg;
+    use super::tests_support::{ack_of, cfg};
 
     #[test]
     fn three_duplicate_acks_retransmit_without_waiting_for_the_timer() {
@@ -158,14 +160,7 @@ mod recovery_tests {
         a.cwnd = 10 * 1448;
         a.write(10 * 1448, true);
         assert_eq!(a.output(Time(0)).len(), 10);
-        let dup = Segment {
-            seq: 0,
-            len: 0,
-            ack: 1448,
-            win: 60000,
-            push: false,
-            ..Segment::default()
-        };
+        let dup = ack_of(1448, 60000);
         let first = a.on_segment(Time(10), &dup);
         assert!(first.acked_new);
         for t in 11..13 {
@@ -180,14 +175,7 @@ mod recovery_tests {
         assert_eq!(again[0].seq, 1448);
         assert_eq!(a.stats.rto_expiries, 0);
         // Recovery ends when everything sent before it is acknowledged.
-        let full = Segment {
-            seq: 0,
-            len: 0,
-            ack: 10 * 1448,
-            win: 60000,
-            push: false,
-            ..Segment::default()
-        };
+        let full = ack_of(10 * 1448, 60000);
         a.on_segment(Time(20), &full);
         assert_eq!(a.cwnd, a.ssthresh);
     }
@@ -195,7 +183,7 @@ mod recovery_tests {
 
 mod window_tests {
     use super::super::*;
-    use super::tests_support::cfg;
+    use super::tests_support::{ack_of, cfg};
 
     #[test]
     fn a_window_smaller_than_a_segment_sends_what_fits() {
@@ -208,14 +196,7 @@ mod window_tests {
         assert_eq!(out[0].len, 6144);
         assert!(!out[0].push, "the tail keeps PUSH");
         // The rest goes when the window reopens.
-        let ack = Segment {
-            seq: 0,
-            len: 0,
-            ack: 6144,
-            win: 6144,
-            push: false,
-            ..Segment::default()
-        };
+        let ack = ack_of(6144, 6144);
         a.on_segment(Time(10), &ack);
         let rest = a.output(Time(10));
         assert_eq!(
