@@ -101,6 +101,8 @@ PARAMS: list[Param] = [
     P("tcp.fast_retransmit", "bool", True, "retransmit at the duplicate-ACK threshold instead of waiting for the timer", "[R] RFC 5681; Linux default"),
     P("tcp.dupack_threshold", "int", 3, "duplicate ACKs that trigger fast retransmit", "[R] RFC 5681", min=1, max=1000),
     P("tcp.sack", "bool", True, "selective acknowledgements (RFC 2018) with SACK-based loss recovery (RFC 6675)", "[R] Linux 2.6 net.ipv4.tcp_sack = 1"),
+    P("tcp.time_wait_ps", "time", "60 s", "how long the end that closes first holds the connection (and its port) in TIME_WAIT", "[R] Linux TCP_TIMEWAIT_LEN (2 MSL = 60 s)", min=1, max=1e+15),
+    P("tcp.ephemeral_ports", "int", 28233, "ports a node may hold at once for connections it opens (including those in TIME_WAIT); connect fails beyond", "[R] Linux 2.6 net.ipv4.ip_local_port_range 32768-61000", min=1, max=65535),
     P("sched.wakeup_preempts", "bool", True, "a woken communication thread preempts the load thread", "[N] §2.6"),
     # receive-path choices (host-path §2.3 notes)
     P("rx.softirq_payload_copy", "bool", True, "the receive softirq copies each payload from the DMA buffer into the socket (skb_copy), on the protocol processor", "[S] thesis Appendix III: data_ready 'copies the data to the socket'; §3.5.2; decided in docs/calibration.md"),

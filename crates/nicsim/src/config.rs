@@ -179,6 +179,10 @@ pub struct Tcp {
     pub dupack_threshold: u32,
     /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675).
     pub sack: bool,
+    /// How long an actively closed connection holds its port in TIME_WAIT.
+    pub time_wait_ps: Duration,
+    /// Ephemeral ports a node may hold at once for the connections it opens.
+    pub ephemeral_ports: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

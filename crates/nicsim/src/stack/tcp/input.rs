@@ -64,7 +64,7 @@ impl Tcp {
             };
             r.space_freed = true;
             r.acked_new = true;
-        } else if seg.len == 0 && self.snd_max > self.snd_una {
+        } else if seg.is_pure_ack() && self.snd_max > self.snd_una {
             self.dupacks += 1;
             self.stats.dup_acks += 1;
             self.on_dupack(r);
@@ -136,10 +136,22 @@ impl Tcp {
     /// A segment arrived (after IP and TCP header processing).
     pub fn on_segment(&mut self, now: Time, seg: &Segment) -> Input {
         let mut r = Input::default();
+        if (seg.ctl != 0 || self.state != State::Established)
+            && self.handshake_input(now, seg, &mut r)
+        {
+            return r;
+        }
         self.on_ack(now, seg, &mut r);
+        if self.fin_seq.is_some() {
+            self.on_fin_acked(now, &mut r);
+        }
         if seg.len == 0 {
-            // A window probe asks for our current window.
-            r.ack_now = seg.seq == WINDOW_PROBE_SEQ;
+            if seg.fin() {
+                self.fin_input(now, seg.seq, &mut r);
+            } else {
+                // A window probe asks for our current window.
+                r.ack_now = seg.seq == WINDOW_PROBE_SEQ;
+            }
             return r;
         }
         // A retransmission that overlaps what arrived already: keep only the new tail.
@@ -193,6 +205,12 @@ impl Tcp {
             self.rx_queue.push_back((l, t));
             r.delivered_bytes += l;
             r.ack_now = true;
+        }
+        if self.peer_fin_seq.is_some() {
+            self.fin_reached(now, &mut r);
+            if r.fin {
+                return r;
+            }
         }
         self.ack_scheduled = true;
         // Every second full-sized segment is acknowledged at once (RFC 1122, host-path §6

@@ -15,21 +15,27 @@
 //!
 //! Not modelled: D-SACK (RFC 2883), FACK, SACK reneging (the receiver never discards queued
 //! out-of-order data, so the sender keeps its scoreboard until recovery ends or an RTO, when
-//! RFC 6675 §5.1 has it forget), rescue retransmission, and the handshake itself.
+//! RFC 6675 §5.1 has it forget) and rescue retransmission. Setup and teardown (the
+//! handshake, FIN, TIME_WAIT) are in `lifecycle.rs`; `Tcp::new` starts established, as the
+//! two-host benchmarks' connections are (they open before anything is measured).
 
 use crate::config::{BufferSemantics, Tcp as TcpCfg};
 use crate::units::{Duration, Time};
 use std::collections::{BTreeMap, VecDeque};
 
 mod input;
+mod lifecycle;
 mod output;
 mod recv;
 mod sack;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_lifecycle;
+#[cfg(test)]
 mod tests_sack;
 
+pub use lifecycle::{State, FIN, SYN};
 pub use sack::SackBlocks;
 
 pub const IP_HEADER_BYTES: u64 = 20;
@@ -72,6 +78,8 @@ pub struct Segment {
     pub flow: u16,
     /// SACK blocks (RFC 2018) for data held beyond `ack`; empty when there is none.
     pub sack: SackBlocks,
+    /// Control flags: `SYN`, `FIN`.
+    pub ctl: u8,
 }
 
 impl Segment {
@@ -83,8 +91,9 @@ impl Segment {
         }
     }
 
+    /// No payload and no control flag: an acknowledgement (or window probe) only.
     pub fn is_pure_ack(&self) -> bool {
-        self.len == 0
+        self.len == 0 && self.ctl == 0
     }
 }
 
@@ -132,6 +141,10 @@ pub struct TcpStats {
     pub sack_blocks_sent: u64,
     /// Segments retransmitted from the SACK scoreboard during RFC 6675 recovery.
     pub sack_recovery_retransmits: u64,
+    /// SYNs and SYN-ACKs sent, and how many of them were retransmissions.
+    pub syns_sent: u64,
+    pub syn_retransmits: u64,
+    pub fins_sent: u64,
 }
 
 /// What an input changed, for the caller to act on.
@@ -145,6 +158,14 @@ pub struct Input {
     pub ack_now: bool,
     /// The segment carried a new ACK (the sender may transmit more).
     pub acked_new: bool,
+    /// The handshake completed (wake the connecting thread, or queue for accept).
+    pub established: bool,
+    /// The peer's FIN was taken: a reader sees the end of the stream.
+    pub fin: bool,
+    /// The connection entered TIME_WAIT.
+    pub time_wait: bool,
+    /// The connection is done (our FIN acknowledged after the peer's, LAST_ACK).
+    pub closed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -217,6 +238,20 @@ pub struct Tcp {
     last_rx: Time,
     last_data_sent: Time,
     pub delack_deadline: Option<Time>,
+    // setup and teardown (`lifecycle.rs`)
+    state: State,
+    /// A SYN (or SYN-ACK) is to go out with the next output.
+    syn_due: bool,
+    /// When the first SYN left, for the handshake's RTT sample.
+    syn_sent_at: Option<Time>,
+    /// The sequence number our FIN takes, once close() was called.
+    fin_seq: Option<u64>,
+    /// The peer's FIN was taken (in order).
+    rcv_fin: bool,
+    /// The peer's FIN arrived beyond a hole.
+    peer_fin_seq: Option<u64>,
+    time_wait: Duration,
+    pub time_wait_deadline: Option<Time>,
     pub stats: TcpStats,
 }
 
@@ -283,12 +318,27 @@ impl Tcp {
             last_rx: Time::ZERO,
             last_data_sent: Time::ZERO,
             delack_deadline: None,
+            state: State::Established,
+            syn_due: false,
+            syn_sent_at: None,
+            fin_seq: None,
+            rcv_fin: false,
+            peer_fin_seq: None,
+            time_wait: cfg.time_wait_ps,
+            time_wait_deadline: None,
             stats: TcpStats::default(),
         };
         t.rcv_wnd = t.select_window_raw();
         t.peer_wnd = t.rcv_wnd; // symmetric endpoints: the handshake advertised this
         t.max_peer_wnd = t.peer_wnd;
         t.quick = t.quickack_max;
+        t
+    }
+
+    /// An endpoint before its handshake (CLOSED): `connect` or `passive_open` opens it.
+    pub fn new_closed(cfg: &TcpCfg, mtu: u64, nodelay: bool, flow: u16) -> Self {
+        let mut t = Tcp::new(cfg, mtu, nodelay, flow);
+        t.state = State::Closed;
         t
     }
 

@@ -41,6 +41,14 @@ impl Tcp {
     /// Segments the windows and Nagle allow now; each leaves with the current ACK and window.
     pub fn output(&mut self, now: Time) -> Vec<Segment> {
         let mut out = Vec::new();
+        if matches!(
+            self.state,
+            State::Closed | State::SynSent | State::SynRcvd | State::Done
+        ) {
+            // Before the handshake ends only the SYN or SYN-ACK may leave.
+            out.extend(self.syn_output(now));
+            return out;
+        }
         if let Some(seq) = self.retx_next.take() {
             if let Some(i) = self.skbs.iter().position(|s| s.seq == seq) {
                 let skb = self.skbs[i];
@@ -109,6 +117,7 @@ impl Tcp {
         if self.sack_recovery {
             self.sack_retransmit(now, &mut out, false);
         }
+        out.extend(self.fin_output(now));
         // Data waits, nothing is in flight to bring an ACK: probe the window later (persist).
         let waiting = self.send_head < self.skbs.len() && self.snd_nxt == self.snd_una;
         self.persist_deadline = match (waiting, self.persist_deadline) {
@@ -157,7 +166,8 @@ impl Tcp {
     /// Fills in ACK and window, and records that they were advertised.
     pub(super) fn stamp(&mut self, mut s: Segment) -> Segment {
         let w = self.select_window();
-        s.ack = self.rcv_nxt;
+        // The peer's FIN takes one sequence number after its data.
+        s.ack = self.rcv_nxt + self.rcv_fin as u64;
         s.sack = self.sack_blocks_now(s.len);
         self.stats.sack_blocks_sent += s.sack.len() as u64;
         s.flow = self.flow;
@@ -176,7 +186,13 @@ impl Tcp {
 
     /// The retransmission timer fired at `now`: go back to the first unacknowledged byte.
     pub fn on_rto(&mut self, now: Time) -> bool {
-        if self.rto_deadline != Some(now) || self.snd_nxt == self.snd_una {
+        if self.rto_deadline != Some(now) {
+            return false;
+        }
+        if matches!(self.state, State::SynSent | State::SynRcvd) {
+            return self.handshake_rto();
+        }
+        if self.snd_nxt == self.snd_una {
             return false;
         }
         self.stats.rto_expiries += 1;
