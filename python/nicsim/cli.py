@@ -10,7 +10,7 @@ import time
 
 from .errors import ConfigError, SimulationError
 
-CATS = ("copy", "tcpip", "driver", "os", "app")
+CATS = ("copy", "tcpip", "driver", "os", "app", "conn")
 
 
 class _Parser(argparse.ArgumentParser):

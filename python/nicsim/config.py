@@ -23,7 +23,7 @@ PRESET_DIR = "presets"
 PLACEMENT_SWITCHES = ("tx.model", "onload.per_packet_irq")
 PROFILE_DIR = "profiles"
 COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes")
-CATEGORIES = ("copy", "tcpip", "driver", "os", "app")
+CATEGORIES = ("copy", "tcpip", "driver", "os", "app", "conn")
 
 
 def _read_toml(path: Path, what: str) -> dict:

@@ -320,7 +320,12 @@ pub enum Category {
     Driver,
     Os,
     App,
+    /// Connection setup and teardown: connect, accept, SYN and child-socket work, close.
+    Conn,
 }
+
+/// How many cost categories there are (`Category as usize` indexes per-category arrays).
+pub const CATEGORY_COUNT: usize = 6;
 
 /// One work item of the cost profile: `instructions = i_pkt + i_byte * bytes` and
 /// `references = r_pkt + r_byte * bytes`, accounted to `category`.
@@ -343,6 +348,8 @@ pub struct Scale {
     pub tcpip: f64,
     pub driver: f64,
     pub os: f64,
+    /// Connection setup and teardown; not fitted (no calibration row opens a connection).
+    pub conn: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -379,6 +386,18 @@ pub struct Costs {
     pub tx_ack: StageCost,
     pub timer: StageCost,
     pub app_message: StageCost,
+    /// connect(): the system call, the port search and the SYN's construction.
+    pub connect_syscall: StageCost,
+    /// A listener's work on a SYN: the request socket and the SYN-ACK's construction.
+    pub tcp_syn: StageCost,
+    /// The ACK that ends SYN_RECV: the child socket, cloned from the listener.
+    pub tcp_child: StageCost,
+    /// accept(): the system call, dequeuing the child and installing its descriptor.
+    pub accept_syscall: StageCost,
+    /// close(): the system call and the FIN's queueing.
+    pub close_syscall: StageCost,
+    /// The socket's destruction (at TIME_WAIT or LAST_ACK's end): timewait bucket, sk_free.
+    pub tcp_teardown: StageCost,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -22,8 +22,9 @@ pub struct World {
     pub eng: Engine<Ev>,
     pub nodes: Vec<Node>,
     pub fabric: Wire,
-    /// Each flow's two ends, (node, connection index there); flow 0 is the generator's.
-    flows: Vec<[(NodeAddr, ConnId); 2]>,
+    /// Each flow's two ends (the opener first); flow 0 is the generator's. A node finds its
+    /// end's socket by the flow id (`Node::conn_of`), once the handshake has made it.
+    flows: Vec<[NodeAddr; 2]>,
     pub link_payload_bps: f64,
     /// Payload bytes a workload injected at node1's MAC (they did not come from node0's TCP).
     injected_bytes: u64,
@@ -78,7 +79,7 @@ impl World {
             eng,
             nodes,
             fabric: Wire::new(n, cfg.link.rate_bps, cfg.link.latency_ps, switch),
-            flows: vec![[(0, 0), (1, 0)]],
+            flows: vec![[0, 1]],
             link_payload_bps: crate::derived::link_payload_bps(cfg),
             injected_bytes: 0,
             cfg: cfg.clone(),
@@ -90,23 +91,42 @@ impl World {
         self.nodes.len() - 1
     }
 
-    /// A connected socket pair between nodes `a` and `b`; their indices there.
+    /// The next flow id, from `a` to `b`.
+    fn new_flow(&mut self, a: usize, b: usize) -> Result<FlowId, String> {
+        let flow = self.flows.len();
+        if flow > MAX_CONNECTIONS {
+            return Err(format!(
+                "more than {MAX_CONNECTIONS} connections in one run: flow ids run out (they are not reused)"
+            ));
+        }
+        self.flows.push([a as NodeAddr, b as NodeAddr]);
+        Ok(flow as FlowId)
+    }
+
+    /// A connected socket pair between nodes `a` and `b`, established before the run starts
+    /// (the benchmarks' connections); their indices there.
     pub fn connect(
         &mut self,
         a: usize,
         b: usize,
         nodelay: bool,
     ) -> Result<(ConnId, ConnId), String> {
-        let flow = self.flows.len();
-        if flow > MAX_CONNECTIONS {
-            return Err(format!(
-                "more than {MAX_CONNECTIONS} connections: flow ids (ephemeral ports) run out"
-            ));
-        }
-        let ca = self.nodes[a].open(flow as FlowId, b as NodeAddr, nodelay);
-        let cb = self.nodes[b].open(flow as FlowId, a as NodeAddr, nodelay);
-        self.flows.push([(a as NodeAddr, ca), (b as NodeAddr, cb)]);
+        let flow = self.new_flow(a, b)?;
+        let ca = self.nodes[a].open(flow, b as NodeAddr, nodelay, true, true)?;
+        let cb = self.nodes[b].open(flow, a as NodeAddr, nodelay, false, true)?;
         Ok((ca, cb))
+    }
+
+    /// A closed socket on `a` for a connection to `b` (which must listen): a thread's
+    /// `Op::Connect` on it runs the handshake. Its index on `a`.
+    pub fn socket(&mut self, a: usize, b: usize, nodelay: bool) -> Result<ConnId, String> {
+        let flow = self.new_flow(a, b)?;
+        self.nodes[a].open(flow, b as NodeAddr, nodelay, true, false)
+    }
+
+    /// Node `node` listens: SYNs for new flows open connections there.
+    pub fn listen(&mut self, node: usize, backlog: u32, nodelay: bool) {
+        self.nodes[node].listen(backlog, nodelay);
     }
 
     /// A thread on `node`, pinned to its processor `proc`.
@@ -202,7 +222,7 @@ impl World {
         let mut d: Vec<(usize, usize)> = self
             .flows
             .iter()
-            .flat_map(|[(a, _), (b, _)]| [(*a as usize, *b as usize), (*b as usize, *a as usize)])
+            .flat_map(|[a, b]| [(*a as usize, *b as usize), (*b as usize, *a as usize)])
             .collect();
         d.sort_unstable();
         d.dedup();
@@ -211,7 +231,7 @@ impl World {
 
     /// Which node sent a frame of `flow` to `dst`: the other end of the flow.
     fn source(&self, flow: FlowId, dst: NodeAddr) -> usize {
-        let [(a, _), (b, _)] = self.flows[flow as usize];
+        let [a, b] = self.flows[flow as usize];
         if dst == b {
             a as usize
         } else {
@@ -230,21 +250,20 @@ impl World {
         let (mut sent, mut delivered, mut dropped) = (0, 0, 0);
         for (f, ends) in self.flows.iter().enumerate() {
             let f = f as FlowId;
-            let [(x, cx), (y, cy)] = *ends;
-            let (cs, cd) = match (x as usize, y as usize) {
-                (a, d) if (a, d) == (src, dst) => (cx, cy),
-                (d, a) if f > 0 && (a, d) == (src, dst) => (cy, cx),
-                _ => continue,
-            };
-            if flow.is_some_and(|want| want != f) {
+            let [x, y] = *ends;
+            let between = (x as usize, y as usize) == (src, dst)
+                || (f > 0 && (y as usize, x as usize) == (src, dst));
+            if !between || flow.is_some_and(|want| want != f) {
                 continue;
             }
             if f == 0 {
                 sent += self.injected_bytes;
                 delivered += b.stats.raw_delivered_bytes;
             } else {
-                sent += self.nodes[src].conns[cs].tx_payload_bytes;
-                delivered += b.conns[cd].rx_payload_bytes;
+                // An end the handshake has not made yet has moved nothing.
+                let s = &self.nodes[src];
+                sent += s.conn_of(f).map_or(0, |c| s.conns[c].tx_payload_bytes);
+                delivered += b.conn_of(f).map_or(0, |c| b.conns[c].rx_payload_bytes);
             }
             dropped += b
                 .stats

@@ -2,7 +2,7 @@
 //! items executed in chunks of memory references, preemption at chunk boundaries, and
 //! busy time accounted by category (host-path §2.2, §2.8, §7.5).
 
-use crate::config::{Category, ProcName};
+use crate::config::{Category, ProcName, CATEGORY_COUNT};
 use crate::hw::frame::FlowId;
 use crate::hw::memory::{Region, Touch};
 use crate::units::{Duration, Freq, Time};
@@ -193,7 +193,7 @@ pub struct Chunk {
 #[derive(Clone, Debug, Default)]
 pub struct ProcStats {
     /// Busy picoseconds per category (index by `cat_index`).
-    pub busy_ps: [u64; 5],
+    pub busy_ps: [u64; CATEGORY_COUNT],
     pub ctx_ps: [u64; 3],
     pub irqs_nic: u64,
     pub irqs_ipi: u64,
@@ -292,7 +292,7 @@ impl Processor {
 
     /// Busy time per category and per context up to `now`, excluding the unexecuted rest of
     /// the chunk in progress (chunks are accounted when they start).
-    pub fn busy_until(&self, now: Time) -> ([u64; 5], [u64; 3]) {
+    pub fn busy_until(&self, now: Time) -> ([u64; CATEGORY_COUNT], [u64; 3]) {
         let (mut cat, mut ctx) = (self.stats.busy_ps, self.stats.ctx_ps);
         if self.running.is_some() && self.chunk_end > now {
             let rest = (self.chunk_end - now).0;

@@ -16,6 +16,8 @@ pub struct FrameHeader {
     pub flow: FlowId,
     /// The node the frame is addressed to: what a switch forwards on.
     pub dst: NodeAddr,
+    /// The node that sent it (a listener learns its new peer from the SYN).
+    pub src: NodeAddr,
     ip_bytes: u32,
     payload_bytes: u32,
     /// The sender asked for prompt delivery (TCP PUSH): an accumulating NIC flushes on it.
@@ -37,6 +39,7 @@ impl FrameHeader {
         FrameHeader {
             flow,
             dst,
+            src: 0,
             ip_bytes: size(ip_bytes),
             payload_bytes: size(payload_bytes),
             push,

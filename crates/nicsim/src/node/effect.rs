@@ -25,4 +25,7 @@ pub enum Effect {
     PollEnd,
     Timer(ConnId, TimerKind),
     ComputeDone,
+    Connect(ConnId),
+    Accept,
+    Close(ConnId),
 }

@@ -56,12 +56,13 @@ pub enum IrqKind {
     Notice(Notice),
 }
 
-/// The three TCP timers, in the order they are checked.
+/// The four TCP timers, in the order they are checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerKind {
     Delack,
     Rto,
     Persist,
+    TimeWait,
 }
 
 impl From<Hop> for Ev {

@@ -24,6 +24,7 @@ use crate::hw::nic::{Nic, NicParams};
 use crate::os::thread::{RunQueue, Thread};
 use crate::placement::{processors, Receive, Roles};
 use crate::stack::conn::{Conn, ConnId};
+use crate::stack::listen::Listener;
 use crate::stack::softirq::Softirq;
 use crate::stack::{Frame, Payload};
 use crate::stats::counters::NodeStats;
@@ -47,6 +48,10 @@ pub struct Node {
     /// Connected sockets; `flows` maps a flow id to its index here, plus one (0: none).
     pub conns: Vec<Conn>,
     pub(crate) flows: Vec<u32>,
+    /// The listening socket, if anything listens here.
+    pub listener: Option<Listener>,
+    /// Ephemeral ports held by connections this node opened (until each finishes).
+    pub ports_in_use: u32,
     /// Connections whose timers may have moved since they were last scheduled.
     pub(crate) dirty: Vec<ConnId>,
     pub threads: Vec<Thread>,
@@ -75,6 +80,7 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
         Category::Driver => costs.scale.driver,
         Category::Os => costs.scale.os,
         Category::App => 1.0,
+        Category::Conn => costs.scale.conn,
     };
     Piece {
         cat: Some(c.category),
@@ -148,6 +154,8 @@ impl Node {
             dma: DmaEngine::new(cfg.io.dma_chunk_bytes),
             conns: Vec::new(),
             flows: Vec::new(),
+            listener: None,
+            ports_in_use: 0,
             dirty: Vec::new(),
             threads: Vec::new(),
             runq: vec![RunQueue::default(); procs.len()],

@@ -7,6 +7,8 @@ use crate::engine::Engine;
 use crate::hw::cpu::{Job, Notice, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
+use crate::stack::conn::ConnId;
+use crate::stack::tcp::State;
 use std::rc::Rc;
 
 impl Node {
@@ -54,7 +56,7 @@ impl Node {
         t.op = Some(op);
         t.left = match op {
             Op::Send { bytes, .. } | Op::Recv { bytes, .. } => bytes,
-            Op::Compute { .. } => 1,
+            Op::Compute { .. } | Op::Connect { .. } | Op::Accept | Op::Close { .. } => 1,
         };
         t.in_call = false;
         self.set_runnable(tid, true);
@@ -110,7 +112,7 @@ impl Node {
         let syscall = match op {
             Op::Send { .. } => Some(c.tx_syscall),
             Op::Recv { .. } => Some(c.rx_syscall),
-            Op::Compute { .. } => None,
+            _ => None,
         };
         if let Some(sc) = syscall {
             if !self.threads[tid].in_call {
@@ -159,6 +161,9 @@ impl Node {
                 let tcp = &self.conns[conn].tcp;
                 let avail = tcp.readable().min(left);
                 if avail == 0 {
+                    if tcp.at_eof() {
+                        return self.op_finished(tid);
+                    }
                     self.block(tid, conn, Wait::Data);
                     return None;
                 }
@@ -190,7 +195,37 @@ impl Node {
                     &[self.piece(&c.app_message, 0, 1), p],
                 )
             }
+            Op::Connect { conn } => match self.conns[conn].tcp.state() {
+                State::Closed => mk(
+                    self,
+                    Effect::Connect(conn),
+                    &[self.piece(&c.connect_syscall, 0, 1)],
+                ),
+                State::SynSent => {
+                    self.block(tid, conn, Wait::Connected);
+                    None
+                }
+                _ => self.op_finished(tid),
+            },
+            Op::Accept => {
+                let ready = self.listener.as_ref().is_some_and(|l| !l.ready.is_empty());
+                if !ready {
+                    self.block(tid, 0, Wait::Accept);
+                    return None;
+                }
+                mk(self, Effect::Accept, &[self.piece(&c.accept_syscall, 0, 1)])
+            }
+            Op::Close { conn } => mk(
+                self,
+                Effect::Close(conn),
+                &[self.piece(&c.close_syscall, 0, 1)],
+            ),
         }
+    }
+
+    /// The connection thread `tid`'s last accept() returned.
+    pub fn accepted(&self, tid: usize) -> Option<ConnId> {
+        self.threads[tid].accepted
     }
 
     /// With a TOE (`tx_output = protocol`) each send or read call rings the NIC processor's
@@ -204,13 +239,17 @@ impl Node {
         }
     }
 
-    /// Thread `tid` sleeps on connection `conn` until data arrives or send space frees up.
+    /// Thread `tid` sleeps on connection `conn` until data arrives, send space frees up or
+    /// the handshake completes; or on the listener until a connection is ready.
     pub(crate) fn block(&mut self, tid: usize, conn: usize, w: Wait) {
         self.threads[tid].blocked = Some(w);
-        let c = &mut self.conns[conn];
         match w {
-            Wait::Data => c.reader = Some(tid),
-            Wait::Space => c.writer = Some(tid),
+            Wait::Data => self.conns[conn].reader = Some(tid),
+            Wait::Space | Wait::Connected => self.conns[conn].writer = Some(tid),
+            Wait::Accept => {
+                let l = self.listener.as_mut().expect("accept() without listen()");
+                l.waiters.push_back(tid);
+            }
         }
         self.set_runnable(tid, false);
     }
@@ -258,6 +297,31 @@ impl Node {
                 }
             }
             Effect::ComputeDone => self.threads[tid].left = 0,
+            Effect::Connect(conn) => {
+                self.stats.connections_opened += 1;
+                let tcp = self.tcp_mut(conn);
+                tcp.connect(now);
+                let syn = tcp.output(now);
+                self.output_from_thread(eng, wire, tid, syn);
+            }
+            Effect::Accept => {
+                // Another thread may have taken the connection first: then this one sleeps.
+                if let Some(c) = self.take_accepted() {
+                    self.threads[tid].accepted = Some(c);
+                    self.threads[tid].left = 0;
+                }
+            }
+            Effect::Close(conn) => {
+                let tcp = self.tcp_mut(conn);
+                tcp.close();
+                let fin = tcp.output(now);
+                if tcp.state() == State::Done {
+                    // Closed before its handshake ended: nothing to send, the port is free.
+                    self.retire(conn);
+                }
+                self.threads[tid].left = 0;
+                self.output_from_thread(eng, wire, tid, fin);
+            }
             _ => unreachable!("softirq effect in thread"),
         }
         self.sync_timers(eng);

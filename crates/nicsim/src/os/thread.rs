@@ -1,5 +1,5 @@
 //! Threads: any number per node, each pinned to a processor and running one operation (send,
-//! receive, compute) at a time on one socket; and the per-processor run queue. State only;
+//! receive, compute, connect, accept, close) at a time on one socket; and the per-processor run queue. State only;
 //! what a thread does is in `syscall`, when it runs in `sched`.
 
 use crate::hw::cpu::Job;
@@ -23,8 +23,17 @@ pub const BATCH: Priority = 1;
 pub enum Op {
     /// Write `bytes` to connection `conn`, blocking while its send buffer is full.
     Send { conn: ConnId, bytes: u64 },
-    /// Read `bytes` from connection `conn`, blocking until they have arrived.
+    /// Read `bytes` from connection `conn`, blocking until they have arrived; it returns
+    /// early at the end of the stream (the peer closed).
     Recv { conn: ConnId, bytes: u64 },
+    /// connect() on a closed socket: the SYN goes out, the thread sleeps until the handshake
+    /// completes.
+    Connect { conn: ConnId },
+    /// accept() on the node's listener: the thread sleeps until a connection is ready;
+    /// `Node::accepted` names it.
+    Accept,
+    /// close(): the FIN follows the data written; the call does not wait for it.
+    Close { conn: ConnId },
     /// Application work on received data: cycles and memory references.
     Compute { cycles: f64, refs: f64 },
 }
@@ -33,6 +42,8 @@ pub enum Op {
 pub(crate) enum Wait {
     Data,
     Space,
+    Connected,
+    Accept,
 }
 
 #[derive(Clone, Debug)]
@@ -49,6 +60,8 @@ pub struct Thread {
     pub(crate) saved: Option<Job>,
     pub(crate) effect: Effect,
     pub(crate) xmit: VecDeque<Segment>,
+    /// The connection its last accept() returned.
+    pub(crate) accepted: Option<ConnId>,
 }
 
 impl Thread {
@@ -65,6 +78,7 @@ impl Thread {
             saved: None,
             effect: Effect::None,
             xmit: VecDeque::new(),
+            accepted: None,
         }
     }
 }

@@ -14,7 +14,10 @@ pub struct Conn {
     pub tcp: Tcp,
     /// The node at the other end.
     pub peer: NodeAddr,
-    /// A thread asleep until data arrives, or until send space frees up.
+    /// This end opened the connection (it holds an ephemeral port until it finishes).
+    pub active: bool,
+    /// A thread asleep until data (or the end of the stream) arrives, or until send space
+    /// frees up or the handshake completes.
     pub(crate) reader: Option<usize>,
     pub(crate) writer: Option<usize>,
     pub(crate) timers: TimerSet,
@@ -33,6 +36,7 @@ impl Conn {
         Conn {
             tcp,
             peer,
+            active: false,
             reader: None,
             writer: None,
             timers: TimerSet::default(),

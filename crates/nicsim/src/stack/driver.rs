@@ -18,8 +18,10 @@ impl Node {
             .conn_of(seg.flow)
             .expect("a segment of an open connection");
         // A SACK option (only while the receiver holds out-of-order data) lengthens the header.
-        let header = self.header_bytes() + seg.sack_option_bytes();
-        let f = Frame::tcp(seg, header, self.conns[c].peer);
+        let header = self.header_bytes()
+            + seg.sack_option_bytes()
+            + seg.syn_option_bytes(self.cfg.tcp.timestamps);
+        let f = Frame::tcp(seg, header, self.id, self.conns[c].peer);
         self.stats.payload_tx_bytes += seg.len as u64;
         self.conns[c].tx_payload_bytes += seg.len as u64;
         if self.roles.acks == Acks::NicLocal && seg.is_pure_ack() {

@@ -4,6 +4,7 @@
 
 pub mod conn;
 pub mod driver;
+pub mod listen;
 pub mod net_rx;
 pub mod socket;
 pub mod softirq;
@@ -25,17 +26,20 @@ pub enum Payload {
 pub type Frame = crate::hw::frame::Frame<Payload>;
 
 impl Frame {
-    /// A TCP segment behind `header_bytes` of IP and TCP headers, for node `dst`.
-    pub fn tcp(seg: Segment, header_bytes: u64, dst: NodeAddr) -> Frame {
+    /// A TCP segment behind `header_bytes` of IP and TCP headers, from node `src` to `dst`.
+    /// SYN and FIN are pushed: an accumulating NIC flushes on them.
+    pub fn tcp(seg: Segment, header_bytes: u64, src: NodeAddr, dst: NodeAddr) -> Frame {
+        let mut hdr = FrameHeader::new(
+            seg.flow,
+            dst,
+            seg.len as u64 + header_bytes,
+            seg.len as u64,
+            seg.push || seg.ctl != 0,
+            seg.is_pure_ack(),
+        );
+        hdr.src = src;
         Frame {
-            hdr: FrameHeader::new(
-                seg.flow,
-                dst,
-                seg.len as u64 + header_bytes,
-                seg.len as u64,
-                seg.push,
-                seg.is_pure_ack(),
-            ),
+            hdr,
             payload: Payload::Tcp(seg),
         }
     }

@@ -7,7 +7,7 @@ use crate::hw::cpu::{Job, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::placement::{Acks, Receive};
-use crate::stack::tcp::Segment;
+use crate::stack::tcp::{Segment, State};
 use crate::stack::Payload;
 use std::rc::Rc;
 
@@ -46,6 +46,11 @@ impl Node {
         }
         if let Some((conn, k)) = self.sq.timers.pop_front() {
             return mk(self, Effect::Timer(conn, k), &[self.piece(&c.timer, 0, 1)]);
+        }
+        if let Some(conn) = self.sq.teardown.pop_front() {
+            let flow = self.conns[conn].tcp.flow;
+            return mk(self, Effect::None, &[self.piece(&c.tcp_teardown, 0, 1)])
+                .map(|j| j.with_data(Node::data(flow, 0, 0, 0)));
         }
         if self.nic.tx_done > 0 {
             let n = self.nic.tx_done;
@@ -98,6 +103,8 @@ impl Node {
                 } else if f.hdr.pure_ack {
                     pieces.push(self.piece(&c.tx_ack, 0, 1));
                     pieces.push(self.piece(&c.skb_free, 0, 1));
+                } else if let Payload::Tcp(s) = f.payload {
+                    pieces.extend(self.handshake_piece(&s));
                 }
                 return mk(self, Effect::RxPacket(f), &pieces).map(|j| j.with_data(data));
             }
@@ -110,6 +117,24 @@ impl Node {
         self.sq.running = false;
         self.sq.poll_ending = false;
         None
+    }
+
+    /// What a segment costs beyond IP and TCP input when it opens or closes a connection: a
+    /// listener's SYN, the ACK that makes the child socket; a control segment without
+    /// payload is freed here, as nothing queues it for a reader.
+    fn handshake_piece(&self, s: &Segment) -> Vec<Piece> {
+        let c = &self.cfg.costs;
+        let state = self.conn_of(s.flow).map(|i| self.conns[i].tcp.state());
+        let mut v = Vec::new();
+        if s.syn() && state.is_none_or(|st| st == State::Done) && self.listener.is_some() {
+            v.push(self.piece(&c.tcp_syn, 0, 1).touching(Touches::Connection));
+        } else if !s.syn() && state == Some(State::SynRcvd) {
+            v.push(self.piece(&c.tcp_child, 0, 1).touching(Touches::Connection));
+        }
+        if s.ctl != 0 && s.len == 0 {
+            v.push(self.piece(&c.skb_free, 0, 1));
+        }
+        v
     }
 
     pub(crate) fn xmit_pieces(&self, seg: &Segment) -> Vec<Piece> {

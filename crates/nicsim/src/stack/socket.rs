@@ -1,34 +1,20 @@
 //! Sockets: a node's TCP connections, demultiplexed by flow id, and the glue between each
 //! endpoint and the node: segment input on the protocol processor, output from a thread or
-//! the softirq, waking the thread that waits on the socket, and each connection's three
-//! timers as engine events.
+//! the softirq, waking the thread that waits on the socket, and each connection's four
+//! timers as engine events. Opening and closing are in `listen`.
 
 use crate::config::TxOutput;
 use crate::engine::Engine;
 use crate::hw::cpu::Notice;
-use crate::hw::frame::{FlowId, NodeAddr};
+use crate::hw::frame::FlowId;
 use crate::node::{Ev, Node, TimerKind, Wire};
-use crate::stack::conn::{Conn, ConnId};
-use crate::stack::tcp::{self, Segment, Tcp};
+use crate::stack::conn::ConnId;
+use crate::stack::tcp::{self, Input, Segment, State, Tcp};
 use crate::stack::{Frame, Payload};
 use crate::units::Time;
 
 impl Node {
-    /// Opens the connected socket `flow` to node `peer`; returns its index here.
-    pub fn open(&mut self, flow: FlowId, peer: NodeAddr, nodelay: bool) -> ConnId {
-        let cfg = &self.cfg;
-        let id = self.conns.len();
-        let tcp = Tcp::new(&cfg.tcp, cfg.nic.mtu_bytes, nodelay, flow);
-        self.conns.push(Conn::new(tcp, peer));
-        let f = flow as usize;
-        if self.flows.len() <= f {
-            self.flows.resize(f + 1, 0);
-        }
-        self.flows[f] = id as u32 + 1;
-        id
-    }
-
-    /// The connection a flow id names here, if any.
+    /// The connection a flow id names here, if any (it may have finished since).
     pub fn conn_of(&self, flow: FlowId) -> Option<ConnId> {
         match self.flows.get(flow as usize) {
             Some(&i) if i > 0 => Some(i as usize - 1),
@@ -53,12 +39,24 @@ impl Node {
             self.stats.raw_delivered_bytes += f.hdr.payload_bytes();
             return;
         };
-        let Some(c) = self.conn_of(f.hdr.flow) else {
+        let live = self
+            .conn_of(f.hdr.flow)
+            .filter(|&c| self.conns[c].tcp.state() != State::Done);
+        let Some(c) = live else {
+            if seg.syn() && self.passive_open(eng, &seg, f.hdr.src) {
+                return;
+            }
             // No socket: Linux answers with a reset; the payload goes nowhere.
             self.stats.no_socket_dropped_bytes += f.hdr.payload_bytes();
             self.stats.count_drop(&f.hdr);
             return;
         };
+        if !seg.syn() && self.accept_queue_full(c) {
+            // tcp_check_req's listen overflow: the handshake's end waits for a retransmission.
+            self.stats.listen_drops += 1;
+            self.stats.count_drop(&f.hdr);
+            return;
+        }
         let now = eng.now();
         self.stats.payload_rx_tcp_bytes += f.hdr.payload_bytes();
         self.conns[c].rx_payload_bytes += f.hdr.payload_bytes();
@@ -84,9 +82,31 @@ impl Node {
                 self.unblock(t);
             }
         }
+        if r.established || r.fin || r.time_wait || r.closed {
+            self.state_changed(c, r);
+        }
     }
 
-    fn unblock(&mut self, tid: usize) {
+    /// Connection `c`'s handshake or teardown moved on.
+    fn state_changed(&mut self, c: ConnId, r: Input) {
+        if r.established {
+            self.established(c);
+        }
+        if r.fin {
+            // The end of the stream: a blocked reader's read() returns.
+            if let Some(t) = self.conns[c].reader.take() {
+                self.unblock(t);
+            }
+        }
+        if r.time_wait || r.closed {
+            self.sq.teardown.push_back(c);
+        }
+        if r.closed {
+            self.retire(c);
+        }
+    }
+
+    pub(crate) fn unblock(&mut self, tid: usize) {
         self.threads[tid].blocked = None;
         self.sq.wake.push_back(tid);
     }
@@ -107,6 +127,7 @@ impl Node {
                 let probe = tcp.on_persist(now);
                 self.sq.xmit.extend(probe);
             }
+            TimerKind::TimeWait => self.retire(c),
         }
     }
 
@@ -117,7 +138,12 @@ impl Node {
             let conn = &mut self.conns[c];
             conn.dirty = false;
             let t = &conn.tcp;
-            let wanted = [t.delack_deadline, t.rto_deadline, t.persist_deadline];
+            let wanted = [
+                t.delack_deadline,
+                t.rto_deadline,
+                t.persist_deadline,
+                t.time_wait_deadline,
+            ];
             for (kind, at) in conn.timers.to_schedule(wanted).into_iter().flatten() {
                 eng.at(
                     at.max(eng.now()),
@@ -151,6 +177,7 @@ impl Node {
             TimerKind::Delack => tcp.on_delack(at),
             TimerKind::Rto => tcp.on_rto(at),
             TimerKind::Persist => tcp.persist_deadline == Some(at),
+            TimerKind::TimeWait => tcp.on_time_wait(at),
         };
         if fire {
             self.sq.timers.push_back((c, k));

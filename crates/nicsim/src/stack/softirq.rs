@@ -19,6 +19,8 @@ pub(crate) struct Softirq {
     pub(crate) xmit: VecDeque<Segment>,
     pub(crate) wake: VecDeque<usize>,
     pub(crate) timers: VecDeque<(ConnId, TimerKind)>,
+    /// Connections that reached TIME_WAIT or finished: their socket is torn down.
+    pub(crate) teardown: VecDeque<ConnId>,
     /// Frames handed over by ring accumulation or netif_rx, waiting for the protocol.
     pub(crate) backlog: VecDeque<Frame>,
 }

@@ -7,16 +7,21 @@ use crate::units::Time;
 /// takes the deadlines the TCP wants and returns the events to schedule.
 #[derive(Clone, Debug, Default)]
 pub struct TimerSet {
-    scheduled: [Option<Time>; 3],
+    scheduled: [Option<Time>; 4],
 }
 
 impl TimerSet {
-    const KINDS: [TimerKind; 3] = [TimerKind::Delack, TimerKind::Rto, TimerKind::Persist];
+    const KINDS: [TimerKind; 4] = [
+        TimerKind::Delack,
+        TimerKind::Rto,
+        TimerKind::Persist,
+        TimerKind::TimeWait,
+    ];
 
-    /// Of `wanted` (delayed ACK, retransmission, persist), the deadlines not yet scheduled.
-    pub fn to_schedule(&mut self, wanted: [Option<Time>; 3]) -> [Option<(TimerKind, Time)>; 3] {
-        let mut out = [None; 3];
-        for i in 0..3 {
+    /// Of `wanted` (delayed ACK, retransmission, persist, TIME_WAIT), the deadlines not yet scheduled.
+    pub fn to_schedule(&mut self, wanted: [Option<Time>; 4]) -> [Option<(TimerKind, Time)>; 4] {
+        let mut out = [None; 4];
+        for i in 0..4 {
             if let Some(t) = wanted[i] {
                 if self.scheduled[i] != Some(t) {
                     self.scheduled[i] = Some(t);
@@ -32,7 +37,7 @@ impl TimerSet {
 mod tests {
     use super::*;
 
-    fn due(s: &mut TimerSet, wanted: [Option<Time>; 3]) -> Vec<(TimerKind, Time)> {
+    fn due(s: &mut TimerSet, wanted: [Option<Time>; 4]) -> Vec<(TimerKind, Time)> {
         s.to_schedule(wanted).into_iter().flatten().collect()
     }
 
@@ -41,11 +46,11 @@ mod tests {
         let mut s = TimerSet::default();
         let rto = Some(Time(5));
         assert_eq!(
-            due(&mut s, [None, rto, None]),
+            due(&mut s, [None, rto, None, None]),
             vec![(TimerKind::Rto, Time(5))]
         );
-        assert!(due(&mut s, [None, rto, None]).is_empty());
-        let both = due(&mut s, [Some(Time(2)), Some(Time(9)), None]);
+        assert!(due(&mut s, [None, rto, None, None]).is_empty());
+        let both = due(&mut s, [Some(Time(2)), Some(Time(9)), None, None]);
         assert_eq!(
             both,
             vec![(TimerKind::Delack, Time(2)), (TimerKind::Rto, Time(9))]

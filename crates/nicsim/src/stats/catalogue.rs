@@ -3,6 +3,7 @@
 //! figure. Snapshots, windows and the JSON report all iterate these tables, so adding a
 //! counter is one line here (and its schema line in `docs/output.md`).
 
+use crate::config::CATEGORY_COUNT;
 use crate::hw::cpu::Processor;
 use crate::node::Node;
 use crate::stack::tcp::TcpStats;
@@ -93,6 +94,21 @@ pub const NODE_COUNTERS: &[Counter] = &[
     c("ring_flushes.push", Unit::Count, |n| {
         n.nic.stats.flush_push as f64
     }),
+    c("connections.opened", Unit::Count, |n| {
+        n.stats.connections_opened as f64
+    }),
+    c("connections.accepted", Unit::Count, |n| {
+        n.stats.connections_accepted as f64
+    }),
+    c("connections.closed", Unit::Count, |n| {
+        n.stats.connections_closed as f64
+    }),
+    c("connections.listen_drops", Unit::Count, |n| {
+        n.stats.listen_drops as f64
+    }),
+    c("connections.syn_retransmits", Unit::Count, |n| {
+        tcp_sum(n, |s| s.syn_retransmits)
+    }),
     c("wakeups_per_s", Unit::PerSecond, |n| n.stats.wakeups as f64),
     c("ipis_sent_per_s", Unit::PerSecond, |n| {
         n.stats.ipis_sent as f64
@@ -102,7 +118,7 @@ pub const NODE_COUNTERS: &[Counter] = &[
 /// A processor's counters at one instant: busy picoseconds by category and by context (the
 /// future part of the running chunk left out), and the processor for its event counts.
 pub struct ProcReading<'a> {
-    pub busy_ps: [u64; 5],
+    pub busy_ps: [u64; CATEGORY_COUNT],
     pub ctx_ps: [u64; 3],
     pub p: &'a Processor,
 }
@@ -117,14 +133,15 @@ const fn pc(key: &'static str, unit: Unit, read: fn(&ProcReading) -> f64) -> Pro
     ProcCounter { key, unit, read }
 }
 
-/// The first five entries are the busy time by category, in `CATEGORIES` order; a window's
-/// utilisation is their sum.
+/// The first `CATEGORY_COUNT` entries are the busy time by category, in `Category` order; a
+/// window's utilisation is their sum.
 pub const PROC_COUNTERS: &[ProcCounter] = &[
     pc("busy.copy", Unit::Busy, |r| r.busy_ps[0] as f64),
     pc("busy.tcpip", Unit::Busy, |r| r.busy_ps[1] as f64),
     pc("busy.driver", Unit::Busy, |r| r.busy_ps[2] as f64),
     pc("busy.os", Unit::Busy, |r| r.busy_ps[3] as f64),
     pc("busy.app", Unit::Busy, |r| r.busy_ps[4] as f64),
+    pc("busy.conn", Unit::Busy, |r| r.busy_ps[5] as f64),
     pc("busy_by_context.hardirq", Unit::Busy, |r| {
         r.ctx_ps[0] as f64
     }),
@@ -139,6 +156,7 @@ pub const PROC_COUNTERS: &[ProcCounter] = &[
     pc("busy_cycles.driver", Unit::Cycles, |r| r.busy_ps[2] as f64),
     pc("busy_cycles.os", Unit::Cycles, |r| r.busy_ps[3] as f64),
     pc("busy_cycles.app", Unit::Cycles, |r| r.busy_ps[4] as f64),
+    pc("busy_cycles.conn", Unit::Cycles, |r| r.busy_ps[5] as f64),
     pc("nic_irq_per_s", Unit::PerSecond, |r| {
         r.p.stats.irqs_nic as f64
     }),
@@ -181,7 +199,7 @@ mod tests {
         keys.dedup();
         assert_eq!(keys.len(), PROC_COUNTERS.len());
         for (i, c) in PROC_COUNTERS.iter().enumerate() {
-            assert_eq!(c.key.starts_with("busy."), i < 5, "{}", c.key);
+            assert_eq!(c.key.starts_with("busy."), i < CATEGORY_COUNT, "{}", c.key);
             match c.unit {
                 Unit::PerSecond => assert!(c.key.ends_with("_per_s"), "{}", c.key),
                 Unit::Busy => assert!(c.key.starts_with("busy"), "{}", c.key),

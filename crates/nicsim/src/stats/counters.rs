@@ -18,6 +18,12 @@ pub struct NodeStats {
     pub copy_bytes: u64,
     pub wakeups: u64,
     pub ipis_sent: u64,
+    /// Connections this node opened by handshake, accepted, and saw finish.
+    pub connections_opened: u64,
+    pub connections_accepted: u64,
+    pub connections_closed: u64,
+    /// SYNs and handshake-ending ACKs dropped because the accept queue was full.
+    pub listen_drops: u64,
     /// Payload dropped on the way in (ring, backlog, no socket), by flow id.
     pub dropped_by_flow: Vec<u64>,
 }

@@ -5,6 +5,7 @@ pub mod catalogue;
 pub mod conservation;
 pub mod counters;
 
+use crate::config::CATEGORY_COUNT;
 use crate::node::Node;
 use crate::units::Time;
 use catalogue::{ProcReading, NODE_COUNTERS, PROC_COUNTERS};
@@ -112,7 +113,7 @@ impl Window {
     pub fn utilisation(&self, node: usize, proc: usize) -> f64 {
         // The first five processor counters are the busy time by category.
         let p = &self.d.nodes[node].procs[proc];
-        p.values[..5].iter().sum::<f64>() / (self.end - self.start).0.max(1) as f64
+        p.values[..CATEGORY_COUNT].iter().sum::<f64>() / (self.end - self.start).0.max(1) as f64
     }
 }
 

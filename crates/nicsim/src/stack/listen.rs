@@ -1,0 +1,154 @@
+//! Opening and closing connections on a node: the listening socket (its backlog, the accept
+//! queue of connections whose handshake completed, the threads blocked in accept), active
+//! opens with their ephemeral ports, and retiring a finished connection. Linux 2.6 rules:
+//! a SYN or handshake-ending ACK that finds the accept queue full is dropped
+//! (`sk_acceptq_is_full`: more than `backlog` waiting) and the peer's retransmission tries
+//! again; accept() wakes one waiter (exclusive wait).
+
+use crate::engine::Engine;
+use crate::hw::frame::{FlowId, NodeAddr};
+use crate::node::{Ev, Node};
+use crate::stack::conn::{Conn, ConnId};
+use crate::stack::tcp::{Segment, State, Tcp};
+use std::collections::VecDeque;
+
+/// A node's listening socket.
+#[derive(Clone, Debug, Default)]
+pub struct Listener {
+    pub backlog: u32,
+    /// TCP_NODELAY, which the connections it accepts inherit.
+    nodelay: bool,
+    /// Connections whose handshake completed, waiting for accept().
+    pub(crate) ready: VecDeque<ConnId>,
+    /// Threads blocked in accept(), woken one at a time.
+    pub(crate) waiters: VecDeque<usize>,
+}
+
+impl Listener {
+    /// Linux's `sk_acceptq_is_full`: more than `backlog` connections wait.
+    fn full(&self) -> bool {
+        self.ready.len() > self.backlog as usize
+    }
+}
+
+impl Node {
+    /// listen(): SYNs for flows without a socket open connections here from now on.
+    pub fn listen(&mut self, backlog: u32, nodelay: bool) {
+        self.listener = Some(Listener {
+            backlog,
+            nodelay,
+            ..Listener::default()
+        });
+    }
+
+    /// Registers `conn` as flow `flow`'s socket here.
+    fn add_conn(&mut self, flow: FlowId, conn: Conn) -> ConnId {
+        let id = self.conns.len();
+        self.conns.push(conn);
+        let f = flow as usize;
+        if self.flows.len() <= f {
+            self.flows.resize(f + 1, 0);
+        }
+        self.flows[f] = id as u32 + 1;
+        id
+    }
+
+    /// A socket for flow `flow` to node `peer`: established at once (the benchmarks' connections,
+    /// opened before anything is measured) or closed until `connect`. `active` ends hold one of
+    /// this node's ephemeral ports until they finish.
+    pub fn open(
+        &mut self,
+        flow: FlowId,
+        peer: NodeAddr,
+        nodelay: bool,
+        active: bool,
+        established: bool,
+    ) -> Result<ConnId, String> {
+        let cfg = &self.cfg;
+        if active && self.ports_in_use >= cfg.tcp.ephemeral_ports {
+            return Err(format!(
+                "node{}: no free ephemeral port for a new connection: all tcp.ephemeral_ports = {} are held by open connections or in TIME_WAIT (tcp.time_wait_ps)",
+                self.id, cfg.tcp.ephemeral_ports
+            ));
+        }
+        let (mtu, tcp) = (cfg.nic.mtu_bytes, &cfg.tcp);
+        let tcp = if established {
+            Tcp::new(tcp, mtu, nodelay, flow)
+        } else {
+            Tcp::new_closed(tcp, mtu, nodelay, flow)
+        };
+        self.ports_in_use += active as u32;
+        let mut conn = Conn::new(tcp, peer);
+        conn.active = active;
+        Ok(self.add_conn(flow, conn))
+    }
+
+    /// A SYN for a flow without a live socket: a new connection in SYN_RECV, answered with a
+    /// SYN-ACK, when the listener has room; a full accept queue drops it (counted). Returns
+    /// false when nothing listens here.
+    pub(crate) fn passive_open(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        seg: &Segment,
+        from: NodeAddr,
+    ) -> bool {
+        let Some(l) = &self.listener else {
+            return false;
+        };
+        if l.full() {
+            self.stats.listen_drops += 1;
+            return true;
+        }
+        let nodelay = l.nodelay;
+        let c = self
+            .open(seg.flow, from, nodelay, false, false)
+            .expect("a passive end holds no ephemeral port");
+        let now = eng.now();
+        let tcp = self.tcp_mut(c);
+        tcp.passive_open(now, seg);
+        let synack = tcp.output(now);
+        self.sq.xmit.extend(synack);
+        true
+    }
+
+    /// Whether the segment that ends connection `c`'s SYN_RECV must be dropped: the accept
+    /// queue is full (the SYN-ACK's retransmission will try again).
+    pub(crate) fn accept_queue_full(&self, c: ConnId) -> bool {
+        self.conns[c].tcp.state() == State::SynRcvd
+            && self.listener.as_ref().is_some_and(|l| l.full())
+    }
+
+    /// Connection `c` finished its handshake: a connecting thread goes on; a passive end
+    /// joins the accept queue and wakes one thread blocked in accept().
+    pub(crate) fn established(&mut self, c: ConnId) {
+        if self.conns[c].active {
+            if let Some(t) = self.conns[c].writer.take() {
+                self.unblock(t);
+            }
+            return;
+        }
+        let l = self
+            .listener
+            .as_mut()
+            .expect("a passive connection has a listener");
+        l.ready.push_back(c);
+        if let Some(t) = l.waiters.pop_front() {
+            self.unblock(t);
+        }
+    }
+
+    /// The next connection accept() returns, if one waits.
+    pub(crate) fn take_accepted(&mut self) -> Option<ConnId> {
+        let c = self.listener.as_mut()?.ready.pop_front()?;
+        self.stats.connections_accepted += 1;
+        Some(c)
+    }
+
+    /// Connection `c` is done (TIME_WAIT expired, or LAST_ACK acknowledged): its port is free.
+    pub(crate) fn retire(&mut self, c: ConnId) {
+        self.stats.connections_closed += 1;
+        if self.conns[c].active {
+            self.ports_in_use -= 1;
+        }
+    }
+}
