@@ -53,6 +53,27 @@ def test_same_seed_same_bytes_and_replications_give_a_confidence_interval():
     assert s["ci95_half_width"] >= 0
 
 
+def test_connect_request_response_close_shows_setup_and_teardown_in_the_cpu_time():
+    out = run_netperf("ortiz2008-base", SHORT, test="TCP_CRR", connections=64, clients=4)
+    n = out["netperf"]
+    assert n["test"] == "TCP_CRR" and n["aggregate"]["transactions_per_s"] > 0
+    server = out["processors"]["node4.cpu0"]
+    assert server["busy"]["conn"] > 0.02
+    srv = out["nodes"]["node4"]["connections"]
+    opened = sum(out["nodes"][f"node{i}"]["connections"]["opened"] for i in range(4))
+    # In the window: the server accepts what the clients open, to within those in flight.
+    assert abs(srv["accepted"] - opened) <= 64 and srv["closed"] > 0.9 * srv["accepted"]
+    # One connection per transaction costs more than a kept-alive connection's transaction.
+    rr = run_netperf("ortiz2008-base", SHORT, test="TCP_RR", connections=64, clients=4)["netperf"]
+    assert n["aggregate"]["transactions_per_s"] < 0.7 * rr["aggregate"]["transactions_per_s"]
+
+
+def test_ephemeral_ports_running_out_is_one_line():
+    r = cli("netperf", "ortiz2008-base", "--test", "TCP_CRR", "--duration", "100 ms", "--set", "tcp.ephemeral_ports=10")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode != 0 and len(lines) == 1 and "tcp.ephemeral_ports = 10" in lines[0], r.stderr
+
+
 def test_ci95_matches_students_t():
     s = ci95([1.0, 2.0, 3.0])
     # sd = 1, t(0.975, 2) = 4.303
@@ -60,7 +81,7 @@ def test_ci95_matches_students_t():
 
 
 @pytest.mark.parametrize("args, names", [
-    (["--test", "TCP_CRR"], "--test TCP_CRR"),
+    (["--test", "UDP_RR"], "--test UDP_RR"),
     (["--connections", "0"], "--connections 0"),
     (["--clients", "0"], "--clients 0"),
     (["--replications", "0"], "--replications 0"),

@@ -458,6 +458,8 @@ pub enum WorkloadKind {
 pub enum NetperfTest {
     TcpStream,
     TcpRr,
+    /// A new connection per transaction: connect, request, response, close.
+    TcpCrr,
 }
 
 /// netperf instances against one server (`workload::netperf`).
@@ -466,8 +468,10 @@ pub enum NetperfTest {
 pub struct Netperf {
     pub test: NetperfTest,
     pub connections: u32,
-    /// Send size (TCP_STREAM), or request and response size (TCP_RR).
+    /// Send size (TCP_STREAM), or request and response size (TCP_RR, TCP_CRR).
     pub msg_bytes: u64,
+    /// The server's listen() backlog (TCP_CRR).
+    pub backlog: u32,
     pub duration_ps: Duration,
     pub warmup_ps: Duration,
     /// Connections start at seeded uniform offsets within this time.

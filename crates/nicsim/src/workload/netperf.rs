@@ -1,5 +1,5 @@
-//! netperf-style tests over many connections (TCP_STREAM, TCP_RR): each connection has a
-//! client thread on a client node (round-robin over the clients) and a server thread on the
+//! netperf-style tests over many connections (TCP_STREAM, TCP_RR, TCP_CRR): each instance has
+//! a client thread on a client node (round-robin over the clients) and a server thread on the
 //! server, like netperf instances against one netserver. Connections start at seeded random
 //! offsets within `start_spread_ps` (instances never start in lockstep); one window is
 //! measured after a warm-up.
@@ -7,7 +7,11 @@
 //! TCP_STREAM: the client sends `msg_bytes` messages back to back, the server reads them;
 //! throughput is payload the server read. TCP_RR: the client sends a `msg_bytes` request and
 //! waits for a `msg_bytes` response; a transaction's latency runs from the request's send call
-//! to the response's last byte read.
+//! to the response's last byte read. TCP_CRR: each transaction opens a new connection
+//! (connect, request, response, close, as netperf's client does); the server's threads accept
+//! on one listener, read the request, answer, read to the end of the stream and close, so
+//! the client closes first and holds the port in TIME_WAIT. A transaction's latency runs from
+//! connect() to the return of close().
 
 use super::{Flow, When, Workload};
 use crate::config::{Config, Netperf as Params, NetperfTest};
@@ -32,6 +36,9 @@ struct Instance {
     /// RR: the client is waiting for a response; the server for a request.
     client_awaits_response: bool,
     server_awaits_request: bool,
+    /// CRR: the operation each end's thread is in.
+    client_step: ClientStep,
+    server_step: ServerStep,
     /// RR: when the current transaction's request was issued.
     txn_start: Time,
     /// Transactions completed (RR), and at the window's start.
@@ -39,6 +46,25 @@ struct Instance {
     transactions_at_start: u64,
     /// Payload the server has read (STREAM) at the window's start.
     read_at_start: u64,
+}
+
+/// TCP_CRR: the client's operation in its transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClientStep {
+    Connect,
+    Request,
+    Response,
+    Close,
+}
+
+/// TCP_CRR: the server thread's operation on the connection it accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ServerStep {
+    Accept,
+    Request,
+    Respond,
+    Eof,
+    Close,
 }
 
 pub struct Netperf {
@@ -64,7 +90,7 @@ impl Netperf {
             // netperf's defaults: a send of the socket buffer, or one-byte transactions.
             p.msg_bytes = match p.test {
                 NetperfTest::TcpStream => cfg.tcp.socket_buffer_bytes,
-                NetperfTest::TcpRr => 1,
+                NetperfTest::TcpRr | NetperfTest::TcpCrr => 1,
             };
         }
         let warm_end = Time(p.warmup_ps.0);
@@ -95,7 +121,13 @@ impl Netperf {
         self.before.is_some() && now <= self.end
     }
 
-    fn begin(&mut self, w: &mut World, i: usize) {
+    fn begin(&mut self, w: &mut World, i: usize) -> Result<(), String> {
+        if self.p.test == NetperfTest::TcpCrr {
+            let s = &self.inst[i];
+            let (server, st) = (w.server(), s.server_thread);
+            w.start_op(server, st, Op::Accept);
+            return self.connect(w, i);
+        }
         let s = &mut self.inst[i];
         let bytes = self.p.msg_bytes;
         s.txn_start = w.eng.now();
@@ -106,6 +138,66 @@ impl Netperf {
         let server = w.server();
         w.start_op(c, ct, Op::Send { conn: cc, bytes });
         w.start_op(server, st, Op::Recv { conn: sc, bytes });
+        Ok(())
+    }
+
+    /// CRR: instance `i`'s client opens a new connection (a transaction starts).
+    fn connect(&mut self, w: &mut World, i: usize) -> Result<(), String> {
+        let s = &mut self.inst[i];
+        s.client_conn = w.socket(s.client, w.server(), self.p.nodelay)?;
+        s.client_step = ClientStep::Connect;
+        s.txn_start = w.eng.now();
+        w.start_op(
+            s.client,
+            s.client_thread,
+            Op::Connect {
+                conn: s.client_conn,
+            },
+        );
+        Ok(())
+    }
+
+    /// CRR: a thread of instance `i` finished its operation; the next one.
+    fn crr_step(&mut self, w: &mut World, i: usize, server_side: bool) -> Result<(), String> {
+        let now = w.eng.now();
+        let in_window = self.in_window(now);
+        let bytes = self.p.msg_bytes;
+        let server = w.server();
+        let s = &mut self.inst[i];
+        if server_side {
+            let st = s.server_thread;
+            if s.server_step == ServerStep::Accept {
+                s.server_conn = w.nodes[server].accepted(st).expect("accept returned");
+            }
+            let conn = s.server_conn;
+            let (next, op) = match s.server_step {
+                ServerStep::Accept => (ServerStep::Request, Op::Recv { conn, bytes }),
+                ServerStep::Request => (ServerStep::Respond, Op::Send { conn, bytes }),
+                // Read until the client's FIN: the read returns at the end of the stream.
+                ServerStep::Respond => (ServerStep::Eof, Op::Recv { conn, bytes: 1 }),
+                ServerStep::Eof => (ServerStep::Close, Op::Close { conn }),
+                ServerStep::Close => (ServerStep::Accept, Op::Accept),
+            };
+            s.server_step = next;
+            w.start_op(server, st, op);
+            return Ok(());
+        }
+        let conn = s.client_conn;
+        let (next, op) = match s.client_step {
+            ClientStep::Connect => (ClientStep::Request, Op::Send { conn, bytes }),
+            ClientStep::Request => (ClientStep::Response, Op::Recv { conn, bytes }),
+            ClientStep::Response => (ClientStep::Close, Op::Close { conn }),
+            ClientStep::Close => {
+                s.transactions += 1;
+                if in_window {
+                    self.latencies_ps.push((now - s.txn_start).0);
+                }
+                return self.connect(w, i);
+            }
+        };
+        s.client_step = next;
+        w.start_op(s.client, s.client_thread, op);
+        Ok(())
     }
 
     /// Payload the server has read on instance `i`'s connection.
@@ -117,6 +209,7 @@ impl Netperf {
         match self.p.test {
             NetperfTest::TcpStream => "TCP_STREAM",
             NetperfTest::TcpRr => "TCP_RR",
+            NetperfTest::TcpCrr => "TCP_CRR",
         }
     }
 }
@@ -149,12 +242,21 @@ impl Workload for Netperf {
         }
         let server = w.server();
         let clients = server; // nodes 0 .. server-1
+        let crr = self.p.test == NetperfTest::TcpCrr;
+        if crr {
+            w.listen(server, self.p.backlog, self.p.nodelay);
+        }
         self.by_thread = vec![Vec::new(); w.nodes.len()];
         let mut rng = Rng::new(self.seed);
         let spread = self.p.start_spread_ps.0 as f64;
         for i in 0..n {
             let client = i % clients;
-            let (client_conn, server_conn) = w.connect(client, server, self.p.nodelay)?;
+            // CRR opens its connections as it goes.
+            let (client_conn, server_conn) = if crr {
+                (0, 0)
+            } else {
+                w.connect(client, server, self.p.nodelay)?
+            };
             let client_thread = w.spawn(client, w.nodes[client].roles.comm, INTERACTIVE)?;
             let server_thread = w.spawn(server, w.nodes[server].roles.comm, INTERACTIVE)?;
             for (node, t) in [(client, client_thread), (server, server_thread)] {
@@ -175,6 +277,8 @@ impl Workload for Netperf {
                 start,
                 client_awaits_response: false,
                 server_awaits_request: true,
+                client_step: ClientStep::Connect,
+                server_step: ServerStep::Accept,
                 txn_start: Time::ZERO,
                 transactions: 0,
                 transactions_at_start: 0,
@@ -200,7 +304,7 @@ impl Workload for Netperf {
         if let Some(&i) = self.pending.last() {
             if self.inst[i].start <= self.boundary() {
                 self.pending.pop();
-                self.begin(w, i);
+                self.begin(w, i)?;
                 return Ok(Flow::Continue);
             }
         }
@@ -224,8 +328,13 @@ impl Workload for Netperf {
         let Some(&i) = self.by_thread[node].get(tid) else {
             return Ok(Flow::Continue);
         };
-        let now = w.eng.now();
         let server = w.server();
+        if self.p.test == NetperfTest::TcpCrr {
+            let server_side = node == server && tid == self.inst[i].server_thread;
+            self.crr_step(w, i, server_side)?;
+            return Ok(Flow::Continue);
+        }
+        let now = w.eng.now();
         let bytes = self.p.msg_bytes;
         let rr = self.p.test == NetperfTest::TcpRr;
         let in_window = self.in_window(now);
@@ -270,7 +379,7 @@ impl Workload for Netperf {
             return json!({});
         };
         let secs = window.seconds();
-        let rr = self.p.test == NetperfTest::TcpRr;
+        let rr = self.p.test != NetperfTest::TcpStream;
         let per: Vec<f64> = self
             .inst
             .iter()

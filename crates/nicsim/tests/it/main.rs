@@ -376,4 +376,5 @@ mod packet_gen_window {
         );
     }
 }
+mod lifecycle;
 mod many;
