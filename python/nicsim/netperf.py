@@ -14,9 +14,9 @@ from . import api
 from .config import parse_set
 from .errors import ConfigError
 
-TESTS = {"TCP_STREAM": "tcp_stream", "TCP_RR": "tcp_rr", "TCP_CRR": "tcp_crr"}
+TESTS = {"TCP_STREAM": "tcp_stream", "TCP_RR": "tcp_rr", "TCP_CRR": "tcp_crr", "UDP_STREAM": "udp_stream"}
 # What a replication reports, by dotted path into its `netperf` object.
-SUMMARISED = ("aggregate.throughput_mbps", "aggregate.transactions_per_s", "fairness_jain",
+SUMMARISED = ("aggregate.throughput_mbps", "aggregate.sent_mbps", "aggregate.transactions_per_s", "fairness_jain",
               "latency_us.p50", "latency_us.p90", "latency_us.p99")
 
 
@@ -27,7 +27,7 @@ def netperf_sets(sets: list[str] | dict | None, test=None, connections=None, cli
     s["workload.kind"] = "netperf"
     if test is not None:
         if test not in TESTS:
-            raise ConfigError(f"--test {test}: allowed {', '.join(TESTS)} (UDP_STREAM is not built yet)")
+            raise ConfigError(f"--test {test}: allowed {', '.join(TESTS)}")
         s["workload.netperf.test"] = TESTS[test]
     if connections is not None:
         if connections < 1:
@@ -95,7 +95,8 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     unit = "Mbps" if rate_key == "throughput_mbps" else "transactions/s"
     print(f"{n['test']}: {n['connections']} connection(s) from {n['clients']} client(s) to {n['server']}, "
           f"{n['msg_bytes']} B messages, window {n['window_s']:.3f} s")
-    print(f"aggregate {n['aggregate'][rate_key]:,.1f} {unit}; Jain's fairness {n['fairness_jain']:.4f}")
+    sent = f" received of {n['aggregate']['sent_mbps']:,.1f} Mbps sent" if "sent_mbps" in n["aggregate"] else ""
+    print(f"aggregate {n['aggregate'][rate_key]:,.1f} {unit}{sent}; Jain's fairness {n['fairness_jain']:.4f}")
     per = [c[rate_key] for c in n["per_connection"]]
     print(f"per connection: min {min(per):,.1f}, max {max(per):,.1f} {unit}")
     stalled = sum(1 for v in per if v == 0)

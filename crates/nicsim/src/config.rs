@@ -21,6 +21,7 @@ pub struct Config {
     pub topology: Topology,
     pub switch: Switch,
     pub tcp: Tcp,
+    pub udp: Udp,
     pub sched: Sched,
     pub offload: Offload,
     pub smp: Smp,
@@ -120,6 +121,9 @@ pub struct Nic {
     pub ring_slot_overhead_bytes: u64,
     pub ring_flush_idle_ps: Duration,
     pub ring_flush_on_push: bool,
+    /// The MAC's transmit FIFO: the NIC fetches the next frame only while the link has no
+    /// more than this left to send.
+    pub tx_fifo_bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -179,10 +183,19 @@ pub struct Tcp {
     pub dupack_threshold: u32,
     /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675).
     pub sack: bool,
+    /// Retransmissions of a SYN or SYN-ACK before the handshake gives up.
+    pub syn_retries: u32,
     /// How long an actively closed connection holds its port in TIME_WAIT.
     pub time_wait_ps: Duration,
     /// Ephemeral ports a node may hold at once for the connections it opens.
     pub ephemeral_ports: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Udp {
+    /// Send and receive buffer of a UDP socket (not doubled: no setsockopt asked for it).
+    pub socket_buffer_bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -398,6 +411,10 @@ pub struct Costs {
     pub close_syscall: StageCost,
     /// The socket's destruction (at TIME_WAIT or LAST_ACK's end): timewait bucket, sk_free.
     pub tcp_teardown: StageCost,
+    /// A datagram's UDP output: udp_sendmsg, ip_append_data, udp_push_pending_frames.
+    pub udp_tx: StageCost,
+    /// A datagram's UDP input: udp_rcv, the socket lookup, sock_queue_rcv_skb.
+    pub udp_rx: StageCost,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -460,6 +477,8 @@ pub enum NetperfTest {
     TcpRr,
     /// A new connection per transaction: connect, request, response, close.
     TcpCrr,
+    /// Datagrams sent back to back on a UDP socket, without flow control.
+    UdpStream,
 }
 
 /// netperf instances against one server (`workload::netperf`).

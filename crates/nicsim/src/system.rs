@@ -11,6 +11,7 @@ use crate::hw::frame::{FlowId, FrameHeader, NodeAddr};
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::{Op, Priority};
 use crate::stack::conn::ConnId;
+use crate::stack::udp::UdpId;
 use crate::stack::Frame;
 use crate::stats::{check_window, Conservation, Snapshot, Window};
 use crate::units::Time;
@@ -124,6 +125,14 @@ impl World {
         self.nodes[a].open(flow, b as NodeAddr, nodelay, true, false)
     }
 
+    /// A pair of UDP sockets bound to one flow between nodes `a` and `b`; their indices there.
+    pub fn udp_pair(&mut self, a: usize, b: usize) -> Result<(UdpId, UdpId), String> {
+        let flow = self.new_flow(a, b)?;
+        let ua = self.nodes[a].open_udp(flow, b as NodeAddr);
+        let ub = self.nodes[b].open_udp(flow, a as NodeAddr);
+        Ok((ua, ub))
+    }
+
     /// Node `node` listens: SYNs for new flows open connections there.
     pub fn listen(&mut self, node: usize, backlog: u32, nodelay: bool) {
         self.nodes[node].listen(backlog, nodelay);
@@ -154,6 +163,7 @@ impl World {
             }
             Ev::Irq { node, proc, kind } => nodes[node as usize].on_irq(e, w, proc as usize, kind),
             Ev::Coalesce { node, at } => nodes[node as usize].on_coalesce(e, at),
+            Ev::TxFifo { node } => nodes[node as usize].dma_next(e, Chan::Tx),
             Ev::AccIdle { node, at } => nodes[node as usize].on_acc_idle(e, at),
             Ev::Timer {
                 node,
@@ -260,10 +270,8 @@ impl World {
                 sent += self.injected_bytes;
                 delivered += b.stats.raw_delivered_bytes;
             } else {
-                // An end the handshake has not made yet has moved nothing.
-                let s = &self.nodes[src];
-                sent += s.conn_of(f).map_or(0, |c| s.conns[c].tx_payload_bytes);
-                delivered += b.conn_of(f).map_or(0, |c| b.conns[c].rx_payload_bytes);
+                sent += self.nodes[src].flow_bytes(f).0;
+                delivered += b.flow_bytes(f).1;
             }
             dropped += b
                 .stats

@@ -83,6 +83,11 @@ impl<P: Copy> Fabric<P> {
         }
     }
 
+    /// When node `from`'s link has no more than `keep_bytes` left to send (its MAC's FIFO).
+    pub fn uplink_drained_to(&self, now: Time, from: NodeAddr, keep_bytes: u64) -> Time {
+        self.uplinks[from as usize].drained_to(now, keep_bytes)
+    }
+
     /// Node `from` puts a frame on its link at `now`: when and where that hop ends.
     pub fn send(&mut self, now: Time, from: NodeAddr, f: Frame<P>) -> (Time, Hop) {
         let t = self.uplinks[from as usize].transmit(now, f.hdr.ip_bytes());

@@ -45,6 +45,12 @@ impl Lane {
             .bytes_in(Duration(self.busy_until.0.saturating_sub(now.0)))
     }
 
+    /// When the wire bytes still to be sent fall to `keep_bytes` (now, if they already have).
+    pub fn drained_to(&self, now: Time, keep_bytes: u64) -> Time {
+        let keep = self.rate.time_to_send(keep_bytes);
+        Time(self.busy_until.0.saturating_sub(keep.0)).max(now)
+    }
+
     /// A frame carrying `ip_bytes` is offered at `now`; returns when its last bit arrives.
     pub fn transmit(&mut self, now: Time, ip_bytes: u64) -> Time {
         let wire = wire_bytes(ip_bytes);

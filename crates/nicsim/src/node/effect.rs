@@ -3,6 +3,7 @@
 use crate::node::events::TimerKind;
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
+use crate::stack::udp::UdpId;
 use crate::stack::Frame;
 
 /// What happens when a job completes: the state change its work stands for.
@@ -28,4 +29,9 @@ pub enum Effect {
     Connect(ConnId),
     Accept,
     Close(ConnId),
+    UdpSent {
+        sock: UdpId,
+        bytes: u64,
+    },
+    UdpRead(UdpId),
 }

@@ -42,6 +42,10 @@ pub enum Ev {
         kind: TimerKind,
         at: Time,
     },
+    /// The MAC's transmit FIFO has room again: the NIC may fetch the next frame.
+    TxFifo {
+        node: u8,
+    },
     /// A background cross-call reaches a host CPU (`smp.background_ipi_per_s`).
     CrossCall {
         node: u8,

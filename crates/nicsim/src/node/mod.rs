@@ -26,8 +26,11 @@ use crate::placement::{processors, Receive, Roles};
 use crate::stack::conn::{Conn, ConnId};
 use crate::stack::listen::Listener;
 use crate::stack::softirq::Softirq;
+use crate::stack::udp::{UdpId, UdpSock};
+use crate::stack::FlowMap;
 use crate::stack::{Frame, Payload};
 use crate::stats::counters::NodeStats;
+use crate::units::Time;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -45,9 +48,17 @@ pub struct Node {
     pub apic: Apic,
     pub nic: Nic<Payload>,
     pub(crate) dma: DmaEngine<Frame>,
-    /// Connected sockets; `flows` maps a flow id to its index here, plus one (0: none).
+    /// TCP sockets, and their index here by flow id.
     pub conns: Vec<Conn>,
-    pub(crate) flows: Vec<u32>,
+    pub(crate) flows: FlowMap,
+    /// UDP sockets, and their index here by flow id.
+    pub udp: Vec<UdpSock>,
+    pub(crate) udp_flows: FlowMap,
+    /// Frames queued for transmission and reclaimed after it, counted since the start; a
+    /// UDP datagram's send buffer is freed when the count reclaimed passes its number.
+    pub(crate) tx_queued: u64,
+    pub(crate) tx_reclaimed: u64,
+    pub(crate) udp_unreclaimed: VecDeque<(u64, UdpId, u64)>,
     /// The listening socket, if anything listens here.
     pub listener: Option<Listener>,
     /// Ephemeral ports held by connections this node opened (until each finishes).
@@ -58,6 +69,8 @@ pub struct Node {
     /// Runnable threads per processor, in the order the scheduler picks them.
     pub(crate) runq: Vec<RunQueue>,
     pub(crate) sq: Softirq,
+    /// The transmit DMA waits for the MAC's FIFO to drain until then.
+    pub(crate) tx_hold_until: Time,
     /// Packets waiting for a transmit descriptor (the queueing discipline).
     pub(crate) qdisc: VecDeque<Frame>,
     /// Frames a ring-accumulation burst put in host memory, waiting for the driver.
@@ -153,13 +166,19 @@ impl Node {
             nic,
             dma: DmaEngine::new(cfg.io.dma_chunk_bytes),
             conns: Vec::new(),
-            flows: Vec::new(),
+            flows: FlowMap::default(),
+            udp: Vec::new(),
+            udp_flows: FlowMap::default(),
+            tx_queued: 0,
+            tx_reclaimed: 0,
+            udp_unreclaimed: VecDeque::new(),
             listener: None,
             ports_in_use: 0,
             dirty: Vec::new(),
             threads: Vec::new(),
             runq: vec![RunQueue::default(); procs.len()],
             sq: Softirq::default(),
+            tx_hold_until: Time::ZERO,
             qdisc: VecDeque::new(),
             delivered: VecDeque::new(),
             cfg: Rc::clone(cfg),

@@ -55,8 +55,12 @@ impl Node {
         debug_assert!(t.op.is_none(), "thread already busy");
         t.op = Some(op);
         t.left = match op {
-            Op::Send { bytes, .. } | Op::Recv { bytes, .. } => bytes,
-            Op::Compute { .. } | Op::Connect { .. } | Op::Accept | Op::Close { .. } => 1,
+            Op::Send { bytes, .. } | Op::Recv { bytes, .. } | Op::SendTo { bytes, .. } => bytes,
+            Op::Compute { .. }
+            | Op::Connect { .. }
+            | Op::Accept
+            | Op::Close { .. }
+            | Op::RecvFrom { .. } => 1,
         };
         t.in_call = false;
         self.set_runnable(tid, true);
@@ -110,8 +114,8 @@ impl Node {
         }
         // A send or receive enters the kernel once per call.
         let syscall = match op {
-            Op::Send { .. } => Some(c.tx_syscall),
-            Op::Recv { .. } => Some(c.rx_syscall),
+            Op::Send { .. } | Op::SendTo { .. } => Some(c.tx_syscall),
+            Op::Recv { .. } | Op::RecvFrom { .. } => Some(c.rx_syscall),
             _ => None,
         };
         if let Some(sc) = syscall {
@@ -135,12 +139,7 @@ impl Node {
                 let n = left.min(space);
                 let data = Node::data(tcp.flow, tcp.write_seq(), n, 0);
                 let bell = self.toe_doorbell(tid);
-                // Without checksum offload, csum_partial_copy folds the sum into this copy.
-                let fold = if self.cfg.nic.csum_offload {
-                    Piece::default()
-                } else {
-                    self.piece(&c.tx_csum_fold, n, 1).touching(Touches::Buffer)
-                };
+                let fold = self.csum_fold(n);
                 mk(
                     self,
                     Effect::Copied {
@@ -220,6 +219,54 @@ impl Node {
                 Effect::Close(conn),
                 &[self.piece(&c.close_syscall, 0, 1)],
             ),
+            // A datagram goes down the whole stack in the calling thread (a TOE runs TCP only).
+            Op::SendTo { sock, bytes } => {
+                if !self.udp[sock].can_send() {
+                    self.block(tid, sock, Wait::SendBuffer);
+                    return None;
+                }
+                let data = Node::data(self.udp[sock].flow, 0, bytes, 0);
+                mk(
+                    self,
+                    Effect::UdpSent { sock, bytes },
+                    &[
+                        self.piece(&c.tx_copy, bytes, 1).touching(Touches::Buffer),
+                        self.csum_fold(bytes),
+                        self.piece(&c.skb_alloc, 0, 1),
+                        self.piece(&c.udp_tx, 0, 1).touching(Touches::Connection),
+                        self.piece(&c.tx_ip, 0, 1),
+                        self.piece(&c.tx_dev, 0, 1),
+                    ],
+                )
+                .map(|j| j.with_data(data))
+            }
+            Op::RecvFrom { sock } => {
+                let s = &self.udp[sock];
+                let Some(len) = s.next_len() else {
+                    self.block(tid, sock, Wait::Datagram);
+                    return None;
+                };
+                let data = Node::data(s.flow, 0, len, 0);
+                mk(
+                    self,
+                    Effect::UdpRead(sock),
+                    &[
+                        self.piece(&c.rx_copy, len, 1).touching(Touches::Buffer),
+                        self.piece(&c.skb_free, 0, 1),
+                    ],
+                )
+                .map(|j| j.with_data(data))
+            }
+        }
+    }
+
+    /// Without checksum offload, csum_partial_copy folds the sum into the sender's copy.
+    fn csum_fold(&self, bytes: u64) -> Piece {
+        if self.cfg.nic.csum_offload {
+            Piece::default()
+        } else {
+            self.piece(&self.cfg.costs.tx_csum_fold, bytes, 1)
+                .touching(Touches::Buffer)
         }
     }
 
@@ -240,7 +287,8 @@ impl Node {
     }
 
     /// Thread `tid` sleeps on connection `conn` until data arrives, send space frees up or
-    /// the handshake completes; or on the listener until a connection is ready.
+    /// the handshake completes; on the listener until a connection is ready; or on UDP
+    /// socket `conn` until a datagram arrives or its send buffer drains.
     pub(crate) fn block(&mut self, tid: usize, conn: usize, w: Wait) {
         self.threads[tid].blocked = Some(w);
         match w {
@@ -250,6 +298,8 @@ impl Node {
                 let l = self.listener.as_mut().expect("accept() without listen()");
                 l.waiters.push_back(tid);
             }
+            Wait::Datagram => self.udp[conn].reader = Some(tid),
+            Wait::SendBuffer => self.udp[conn].writer = Some(tid),
         }
         self.set_runnable(tid, false);
     }
@@ -321,6 +371,15 @@ impl Node {
                 }
                 self.threads[tid].left = 0;
                 self.output_from_thread(eng, wire, tid, fin);
+            }
+            Effect::UdpSent { sock, bytes } => {
+                self.stats.copy_bytes += bytes;
+                self.udp_xmit(eng, sock, bytes);
+                self.threads[tid].left = 0;
+            }
+            Effect::UdpRead(sock) => {
+                self.stats.copy_bytes += self.udp[sock].read();
+                self.threads[tid].left = 0;
             }
             _ => unreachable!("softirq effect in thread"),
         }

@@ -1,11 +1,13 @@
 //! Threads: any number per node, each pinned to a processor and running one operation (send,
-//! receive, compute, connect, accept, close) at a time on one socket; and the per-processor run queue. State only;
+//! receive, compute, connect, accept, close; a datagram's send or receive) at a time on one
+//! socket; and the per-processor run queue. State only;
 //! what a thread does is in `syscall`, when it runs in `sched`.
 
 use crate::hw::cpu::Job;
 use crate::node::effect::Effect;
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
+use crate::stack::udp::UdpId;
 use std::collections::VecDeque;
 
 /// A thread's scheduling class: a lower value runs first, and with `sched.wakeup_preempts`
@@ -34,6 +36,11 @@ pub enum Op {
     Accept,
     /// close(): the FIN follows the data written; the call does not wait for it.
     Close { conn: ConnId },
+    /// send() of one datagram of `bytes` on UDP socket `sock`, sleeping while its send
+    /// buffer is full.
+    SendTo { sock: UdpId, bytes: u64 },
+    /// recv() of one datagram on UDP socket `sock`, sleeping until one arrives.
+    RecvFrom { sock: UdpId },
     /// Application work on received data: cycles and memory references.
     Compute { cycles: f64, refs: f64 },
 }
@@ -44,6 +51,8 @@ pub(crate) enum Wait {
     Space,
     Connected,
     Accept,
+    Datagram,
+    SendBuffer,
 }
 
 #[derive(Clone, Debug)]

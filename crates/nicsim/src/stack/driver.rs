@@ -29,6 +29,12 @@ impl Node {
             self.send_frame(eng, wire, f);
             return;
         }
+        self.queue_tx(eng, f);
+    }
+
+    /// A frame for the transmit ring, or the qdisc while the ring is full.
+    pub(crate) fn queue_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
+        self.tx_queued += 1;
         if self.nic.tx_used >= self.nic.p.tx_ring_entries {
             // Ring full: the driver stops the queue; the qdisc holds the packet (Q32).
             self.qdisc.push_back(f);
@@ -47,6 +53,10 @@ impl Node {
     /// Transmit buffers reclaimed: descriptors free up for packets the qdisc held.
     pub(crate) fn reclaim(&mut self, eng: &mut Engine<Ev>, n: u32) {
         self.nic.tx_used -= n.min(self.nic.tx_used);
+        self.tx_reclaimed += n as u64;
+        if !self.udp_unreclaimed.is_empty() {
+            self.udp_reclaimed();
+        }
         while self.nic.tx_used < self.nic.p.tx_ring_entries {
             let Some(f) = self.qdisc.pop_front() else {
                 break;
@@ -62,6 +72,9 @@ impl Node {
 
     /// Starts the next DMA transaction on channel `ch` if it is idle.
     pub(crate) fn dma_next(&mut self, eng: &mut Engine<Ev>, ch: Chan) {
+        if ch == Chan::Tx && eng.now() < self.tx_hold_until {
+            return;
+        }
         if let Some(end) = self
             .dma
             .start(ch, eng.now(), &mut self.io, &mut self.mem.nb)
@@ -84,6 +97,13 @@ impl Node {
                         self.send_frame(eng, wire, f);
                         let d = self.nic.tx_sent(eng.now());
                         self.irq_decision(eng, d);
+                    }
+                    // A full FIFO holds the next fetch until the link drains (line rate).
+                    let fifo = self.cfg.nic.tx_fifo_bytes;
+                    let at = wire.uplink_drained_to(eng.now(), self.id, fifo);
+                    if at > eng.now() {
+                        self.tx_hold_until = at;
+                        eng.at(at, Ev::TxFifo { node: self.id });
                     }
                 }
                 Chan::Rx => self.rx_dma_done(eng, frames),

@@ -26,7 +26,7 @@ pub struct Listener {
 
 impl Listener {
     /// Linux's `sk_acceptq_is_full`: more than `backlog` connections wait.
-    fn full(&self) -> bool {
+    pub(crate) fn full(&self) -> bool {
         self.ready.len() > self.backlog as usize
     }
 }
@@ -43,13 +43,9 @@ impl Node {
 
     /// Registers `conn` as flow `flow`'s socket here.
     fn add_conn(&mut self, flow: FlowId, conn: Conn) -> ConnId {
-        let id = self.conns.len();
         self.conns.push(conn);
-        let f = flow as usize;
-        if self.flows.len() <= f {
-            self.flows.resize(f + 1, 0);
-        }
-        self.flows[f] = id as u32 + 1;
+        let id = self.conns.len() - 1;
+        self.flows.insert(flow, id);
         id
     }
 
@@ -142,6 +138,15 @@ impl Node {
         let c = self.listener.as_mut()?.ready.pop_front()?;
         self.stats.connections_accepted += 1;
         Some(c)
+    }
+
+    /// Connection `c`'s handshake gave up: a connecting thread's connect() returns (the socket
+    /// ends `Done`), and its port is free.
+    pub(crate) fn handshake_failed(&mut self, c: ConnId) {
+        if let Some(t) = self.conns[c].writer.take() {
+            self.unblock(t);
+        }
+        self.retire(c);
     }
 
     /// Connection `c` is done (TIME_WAIT expired, or LAST_ACK acknowledged): its port is free.

@@ -10,6 +10,7 @@ pub mod socket;
 pub mod softirq;
 pub mod tcp;
 pub mod timers;
+pub mod udp;
 
 use crate::hw::frame::{FrameHeader, NodeAddr};
 use tcp::Segment;
@@ -18,8 +19,31 @@ use tcp::Segment;
 #[derive(Clone, Copy, Debug)]
 pub enum Payload {
     Tcp(Segment),
+    /// A UDP datagram (its length is the header's payload bytes).
+    Udp,
     /// A generator's frame (host-path §7.9): it climbs the receive path without a transport.
     Raw,
+}
+
+/// A node's sockets by flow id (index plus one; 0 for none).
+#[derive(Clone, Debug, Default)]
+pub struct FlowMap(Vec<u32>);
+
+impl FlowMap {
+    pub fn get(&self, flow: crate::hw::frame::FlowId) -> Option<usize> {
+        match self.0.get(flow as usize) {
+            Some(&i) if i > 0 => Some(i as usize - 1),
+            _ => None,
+        }
+    }
+
+    pub fn insert(&mut self, flow: crate::hw::frame::FlowId, index: usize) {
+        let f = flow as usize;
+        if self.0.len() <= f {
+            self.0.resize(f + 1, 0);
+        }
+        self.0[f] = index as u32 + 1;
+    }
 }
 
 /// A frame as the stack sees it.

@@ -79,22 +79,26 @@ impl Node {
             if let Some(f) = frame {
                 self.sq.budget_used += 1;
                 let bytes = f.hdr.payload_bytes();
-                let seq = match f.payload {
-                    Payload::Tcp(s) => s.seq,
-                    Payload::Raw => 0,
+                let (seq, transport) = match f.payload {
+                    Payload::Tcp(s) => (s.seq, &c.rx_tcp),
+                    Payload::Udp => (0, &c.udp_rx),
+                    // A generator's frame is priced as the TCP input it stands in for.
+                    Payload::Raw => (0, &c.rx_tcp),
                 };
                 let data = Node::data(f.hdr.flow, seq, bytes, f.hdr.ip_bytes());
                 let mut pieces = vec![
                     self.piece(&c.rx_poll, bytes, 1).touching(Touches::Ring),
                     self.piece(&c.skb_alloc, 0, 1),
                     self.piece(&c.rx_ip, bytes, 1).touching(Touches::Ring),
-                    self.piece(&c.rx_tcp, bytes, 1)
+                    self.piece(transport, bytes, 1)
                         .touching(Touches::Connection),
                 ];
                 if !self.cfg.nic.csum_offload {
                     pieces.push(self.piece(&c.csum, bytes, 1).touching(Touches::Buffer));
                 }
-                if self.cfg.rx.softirq_payload_copy && bytes > 0 && !f.is_raw() {
+                // TCP's copy to a waiting reader (data_ready); UDP queues the skb as it is.
+                let tcp = matches!(f.payload, Payload::Tcp(_));
+                if self.cfg.rx.softirq_payload_copy && bytes > 0 && tcp {
                     pieces.push(self.piece(&c.skb_copy, bytes, 1).touching(Touches::Buffer));
                 }
                 if f.is_raw() {
@@ -103,7 +107,8 @@ impl Node {
                 } else if f.hdr.pure_ack {
                     pieces.push(self.piece(&c.tx_ack, 0, 1));
                     pieces.push(self.piece(&c.skb_free, 0, 1));
-                } else if let Payload::Tcp(s) = f.payload {
+                }
+                if let Payload::Tcp(s) = f.payload {
                     pieces.extend(self.handshake_piece(&s));
                 }
                 return mk(self, Effect::RxPacket(f), &pieces).map(|j| j.with_data(data));
@@ -120,15 +125,22 @@ impl Node {
     }
 
     /// What a segment costs beyond IP and TCP input when it opens or closes a connection: a
-    /// listener's SYN, the ACK that makes the child socket; a control segment without
-    /// payload is freed here, as nothing queues it for a reader.
+    /// SYN a listener takes, the ACK that makes the child socket (both unless the accept
+    /// queue is full, when they are dropped early); a control segment without payload is
+    /// freed here, as nothing queues it for a reader.
     fn handshake_piece(&self, s: &Segment) -> Vec<Piece> {
-        let c = &self.cfg.costs;
-        let state = self.conn_of(s.flow).map(|i| self.conns[i].tcp.state());
         let mut v = Vec::new();
-        if s.syn() && state.is_none_or(|st| st == State::Done) && self.listener.is_some() {
-            v.push(self.piece(&c.tcp_syn, 0, 1).touching(Touches::Connection));
-        } else if !s.syn() && state == Some(State::SynRcvd) {
+        let c = &self.cfg.costs;
+        let conn = self.conn_of(s.flow);
+        let state = conn.map(|i| self.conns[i].tcp.state());
+        if s.syn() && state.is_none_or(|st| st == State::Done) {
+            if self.listener.as_ref().is_some_and(|l| !l.full()) {
+                v.push(self.piece(&c.tcp_syn, 0, 1).touching(Touches::Connection));
+            }
+        } else if !s.syn()
+            && state == Some(State::SynRcvd)
+            && !self.accept_queue_full(conn.unwrap())
+        {
             v.push(self.piece(&c.tcp_child, 0, 1).touching(Touches::Connection));
         }
         if s.ctl != 0 && s.len == 0 {
@@ -156,7 +168,10 @@ impl Node {
             Effect::Wake(tid) => self.wake(eng, wire, tid),
             Effect::Timer(conn, k) => self.fire_timer(eng, conn, k),
             Effect::Reclaim(n) => self.reclaim(eng, n),
-            Effect::RxPacket(f) => self.tcp_input(eng, f),
+            Effect::RxPacket(f) => match f.payload {
+                Payload::Udp => self.udp_input(f),
+                _ => self.tcp_input(eng, f),
+            },
             Effect::PollEnd => {
                 if self.nic.unmask() {
                     self.raise_nic_irq(eng);

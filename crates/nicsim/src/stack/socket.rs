@@ -16,9 +16,20 @@ use crate::units::Time;
 impl Node {
     /// The connection a flow id names here, if any (it may have finished since).
     pub fn conn_of(&self, flow: FlowId) -> Option<ConnId> {
-        match self.flows.get(flow as usize) {
-            Some(&i) if i > 0 => Some(i as usize - 1),
-            _ => None,
+        self.flows.get(flow)
+    }
+
+    /// Payload flow `flow`'s socket here handed to the driver and took from the wire, TCP
+    /// or UDP (zeros before a handshake made it).
+    pub fn flow_bytes(&self, flow: FlowId) -> (u64, u64) {
+        if let Some(c) = self.conn_of(flow) {
+            let c = &self.conns[c];
+            (c.tx_payload_bytes, c.rx_payload_bytes)
+        } else if let Some(u) = self.udp_of(flow) {
+            let u = &self.udp[u];
+            (u.tx_payload_bytes, u.rx_payload_bytes)
+        } else {
+            (0, 0)
         }
     }
 
@@ -121,7 +132,11 @@ impl Node {
             }
             TimerKind::Rto => {
                 let segs = tcp.output(now);
+                let gave_up = tcp.state() == State::Done;
                 self.sq.xmit.extend(segs);
+                if gave_up {
+                    self.handshake_failed(c);
+                }
             }
             TimerKind::Persist => {
                 let probe = tcp.on_persist(now);

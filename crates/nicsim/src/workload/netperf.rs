@@ -7,7 +7,10 @@
 //! TCP_STREAM: the client sends `msg_bytes` messages back to back, the server reads them;
 //! throughput is payload the server read. TCP_RR: the client sends a `msg_bytes` request and
 //! waits for a `msg_bytes` response; a transaction's latency runs from the request's send call
-//! to the response's last byte read. TCP_CRR: each transaction opens a new connection
+//! to the response's last byte read. UDP_STREAM: the client sends `msg_bytes` datagrams back to
+//! back on a UDP socket (it sleeps only on its own send buffer), the server reads them; the
+//! report gives what the server read and what the client sent, and the datagrams lost on the
+//! way. TCP_CRR: each transaction opens a new connection
 //! (connect, request, response, close, as netperf's client does); the server's threads accept
 //! on one listener, read the request, answer, read to the end of the stream and close, so
 //! the client closes first and holds the port in TIME_WAIT. A transaction's latency runs from
@@ -19,6 +22,7 @@ use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
 use crate::stack::conn::ConnId;
+use crate::stack::udp::UDP_IP_HEADER_BYTES;
 use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::Time;
@@ -44,8 +48,9 @@ struct Instance {
     /// Transactions completed (RR), and at the window's start.
     transactions: u64,
     transactions_at_start: u64,
-    /// Payload the server has read (STREAM) at the window's start.
+    /// Payload the server has read (STREAM) and the client sent (UDP) at the window's start.
     read_at_start: u64,
+    sent_at_start: u64,
 }
 
 /// TCP_CRR: the client's operation in its transaction.
@@ -91,6 +96,8 @@ impl Netperf {
             p.msg_bytes = match p.test {
                 NetperfTest::TcpStream => cfg.tcp.socket_buffer_bytes,
                 NetperfTest::TcpRr | NetperfTest::TcpCrr => 1,
+                // One full frame per datagram (netperf users set -m; fragmentation is not modelled).
+                NetperfTest::UdpStream => cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES,
             };
         }
         let warm_end = Time(p.warmup_ps.0);
@@ -130,6 +137,25 @@ impl Netperf {
         }
         let s = &mut self.inst[i];
         let bytes = self.p.msg_bytes;
+        if self.p.test == NetperfTest::UdpStream {
+            let server = w.server();
+            w.start_op(
+                s.client,
+                s.client_thread,
+                Op::SendTo {
+                    sock: s.client_conn,
+                    bytes,
+                },
+            );
+            w.start_op(
+                server,
+                s.server_thread,
+                Op::RecvFrom {
+                    sock: s.server_conn,
+                },
+            );
+            return Ok(());
+        }
         s.txn_start = w.eng.now();
         s.client_awaits_response = false;
         s.server_awaits_request = true;
@@ -201,8 +227,20 @@ impl Netperf {
     }
 
     /// Payload the server has read on instance `i`'s connection.
-    fn read(w: &World, s: &Instance) -> u64 {
-        w.nodes[w.server()].conns[s.server_conn].bytes_read
+    fn read(&self, w: &World, s: &Instance) -> u64 {
+        let server = &w.nodes[w.server()];
+        match self.p.test {
+            NetperfTest::UdpStream => server.udp[s.server_conn].bytes_read,
+            _ => server.conns[s.server_conn].bytes_read,
+        }
+    }
+
+    /// Payload the client has handed to its driver (UDP_STREAM).
+    fn sent(&self, w: &World, s: &Instance) -> u64 {
+        match self.p.test {
+            NetperfTest::UdpStream => w.nodes[s.client].udp[s.client_conn].tx_payload_bytes,
+            _ => 0,
+        }
     }
 
     fn test_name(&self) -> &'static str {
@@ -210,6 +248,7 @@ impl Netperf {
             NetperfTest::TcpStream => "TCP_STREAM",
             NetperfTest::TcpRr => "TCP_RR",
             NetperfTest::TcpCrr => "TCP_CRR",
+            NetperfTest::UdpStream => "UDP_STREAM",
         }
     }
 }
@@ -243,8 +282,16 @@ impl Workload for Netperf {
         let server = w.server();
         let clients = server; // nodes 0 .. server-1
         let crr = self.p.test == NetperfTest::TcpCrr;
+        let udp = self.p.test == NetperfTest::UdpStream;
         if crr {
             w.listen(server, self.p.backlog, self.p.nodelay);
+        }
+        let max = w.cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES;
+        if udp && !(1..=max).contains(&self.p.msg_bytes) {
+            return Err(format!(
+                "workload.netperf.msg_bytes = {}: a UDP datagram must fit one frame, 1 to {max} bytes at nic.mtu_bytes = {} (IP fragmentation is not modelled)",
+                self.p.msg_bytes, w.cfg.nic.mtu_bytes
+            ));
         }
         self.by_thread = vec![Vec::new(); w.nodes.len()];
         let mut rng = Rng::new(self.seed);
@@ -254,6 +301,8 @@ impl Workload for Netperf {
             // CRR opens its connections as it goes.
             let (client_conn, server_conn) = if crr {
                 (0, 0)
+            } else if udp {
+                w.udp_pair(client, server)?
             } else {
                 w.connect(client, server, self.p.nodelay)?
             };
@@ -283,6 +332,7 @@ impl Workload for Netperf {
                 transactions: 0,
                 transactions_at_start: 0,
                 read_at_start: 0,
+                sent_at_start: 0,
             });
         }
         // Started latest-first from the back of the list.
@@ -311,9 +361,10 @@ impl Workload for Netperf {
         let Some(b) = &self.before else {
             self.before = Some(w.snapshot_at(self.warm_end));
             for k in 0..self.inst.len() {
-                let read = Self::read(w, &self.inst[k]);
+                let (read, sent) = (self.read(w, &self.inst[k]), self.sent(w, &self.inst[k]));
                 let s = &mut self.inst[k];
                 s.read_at_start = read;
+                s.sent_at_start = sent;
                 s.transactions_at_start = s.transactions;
             }
             return Ok(Flow::Continue);
@@ -332,6 +383,22 @@ impl Workload for Netperf {
         if self.p.test == NetperfTest::TcpCrr {
             let server_side = node == server && tid == self.inst[i].server_thread;
             self.crr_step(w, i, server_side)?;
+            return Ok(Flow::Continue);
+        }
+        if self.p.test == NetperfTest::UdpStream {
+            let s = &self.inst[i];
+            let op = if node == server {
+                Op::RecvFrom {
+                    sock: s.server_conn,
+                }
+            } else {
+                let bytes = self.p.msg_bytes;
+                Op::SendTo {
+                    sock: s.client_conn,
+                    bytes,
+                }
+            };
+            w.start_op(node, tid, op);
             return Ok(Flow::Continue);
         }
         let now = w.eng.now();
@@ -379,7 +446,9 @@ impl Workload for Netperf {
             return json!({});
         };
         let secs = window.seconds();
-        let rr = self.p.test != NetperfTest::TcpStream;
+        let rr = matches!(self.p.test, NetperfTest::TcpRr | NetperfTest::TcpCrr);
+        let udp = self.p.test == NetperfTest::UdpStream;
+        let mbps = |bytes: u64| bytes as f64 * 8.0 / secs / 1e6;
         let per: Vec<f64> = self
             .inst
             .iter()
@@ -387,7 +456,7 @@ impl Workload for Netperf {
                 if rr {
                     (s.transactions - s.transactions_at_start) as f64 / secs
                 } else {
-                    (Self::read(w, s) - s.read_at_start) as f64 * 8.0 / secs / 1e6
+                    mbps(self.read(w, s) - s.read_at_start)
                 }
             })
             .collect();
@@ -402,8 +471,26 @@ impl Workload for Netperf {
             .iter()
             .zip(&per)
             .enumerate()
-            .map(|(i, (s, v))| json!({"connection": i, "client": format!("node{}", s.client), rate_key: v}))
+            .map(|(i, (s, v))| {
+                let mut o =
+                    json!({"connection": i, "client": format!("node{}", s.client), rate_key: v});
+                if udp {
+                    o["sent_mbps"] = mbps(self.sent(w, s) - s.sent_at_start).into();
+                    let sock = &w.nodes[w.server()].udp[s.server_conn];
+                    o["socket_drops"] = sock.dropped_datagrams.into();
+                }
+                o
+            })
             .collect();
+        let mut aggregate = json!({rate_key: total});
+        if udp {
+            let sent: u64 = self
+                .inst
+                .iter()
+                .map(|s| self.sent(w, s) - s.sent_at_start)
+                .sum();
+            aggregate["sent_mbps"] = mbps(sent).into();
+        }
         let mut lat = self.latencies_ps.clone();
         lat.sort_unstable();
         let us = |q: f64| percentile(&lat, q).map(|ps| ps as f64 * 1e-6);
@@ -425,7 +512,7 @@ impl Workload for Netperf {
                 "server": format!("node{}", w.server()),
                 "msg_bytes": self.p.msg_bytes,
                 "window_s": secs,
-                "aggregate": {rate_key: total},
+                "aggregate": aggregate,
                 "fairness_jain": jain(&per),
                 "latency_us": latency,
                 "per_connection": per_connection,

@@ -378,3 +378,4 @@ mod packet_gen_window {
 }
 mod lifecycle;
 mod many;
+mod udp;

@@ -178,9 +178,16 @@ impl Tcp {
         r.established = true;
     }
 
-    /// The handshake's retransmission timer fired: resend the SYN or SYN-ACK, backed off.
+    /// The handshake's retransmission timer fired: resend the SYN or SYN-ACK, backed off; or,
+    /// after `tcp.syn_retries` retransmissions, give up (connect fails with ETIMEDOUT, a
+    /// half-open passive end is forgotten) and end `Done`.
     pub(super) fn handshake_rto(&mut self) -> bool {
         self.stats.rto_expiries += 1;
+        if self.backoff >= self.syn_retries {
+            self.state = State::Done;
+            self.rto_deadline = None;
+            return true;
+        }
         self.stats.syn_retransmits += 1;
         self.syn_due = true;
         self.syn_sent_at = None;

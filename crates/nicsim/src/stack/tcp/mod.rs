@@ -251,6 +251,7 @@ pub struct Tcp {
     /// The peer's FIN arrived beyond a hole.
     peer_fin_seq: Option<u64>,
     time_wait: Duration,
+    syn_retries: u32,
     pub time_wait_deadline: Option<Time>,
     pub stats: TcpStats,
 }
@@ -325,6 +326,7 @@ impl Tcp {
             rcv_fin: false,
             peer_fin_seq: None,
             time_wait: cfg.time_wait_ps,
+            syn_retries: cfg.syn_retries,
             time_wait_deadline: None,
             stats: TcpStats::default(),
         };

@@ -28,6 +28,7 @@ pub(super) mod tests_support {
             fast_retransmit: true,
             dupack_threshold: 3,
             sack: true,
+            syn_retries: 5,
             time_wait_ps: Duration(60_000_000_000_000),
             ephemeral_ports: 28233,
         }

@@ -100,6 +100,22 @@ fn a_lost_syn_is_sent_again_when_the_initial_rto_expires_then_backs_off() {
 }
 
 #[test]
+fn the_handshake_gives_up_after_the_syn_retries() {
+    let (mut a, _) = pair();
+    a.connect(ms(0));
+    a.output(ms(0));
+    let mut sent = 1;
+    while let Some(at) = a.rto_deadline {
+        assert!(a.on_rto(at));
+        sent += a.output(at).len();
+    }
+    assert_eq!(a.state(), State::Done);
+    assert_eq!(sent as u32, 1 + cfg().syn_retries);
+    // 3 + 6 + 12 + 24 + 48 s of retransmissions, then the last 96 s wait: Linux's 189 s.
+    assert_eq!(a.stats.rto_expiries, 6);
+}
+
+#[test]
 fn a_lost_syn_ack_is_answered_again_when_the_syn_is_retransmitted() {
     let (mut a, mut b) = pair();
     a.connect(ms(0));

@@ -1,0 +1,88 @@
+//! UDP sockets through the whole system: netperf UDP_STREAM, socket-buffer drops, the
+//! sender's own buffer as its only flow control, conservation per flow.
+
+use super::*;
+use nicsim::config::{NetperfTest, WorkloadKind};
+use nicsim::system::World;
+
+const MS: u64 = 1_000_000_000;
+
+fn udp_stream(msg_bytes: u64) -> Config {
+    let mut c = base();
+    c.workload.kind = WorkloadKind::Netperf;
+    c.workload.netperf.test = NetperfTest::UdpStream;
+    c.workload.netperf.msg_bytes = msg_bytes;
+    c.workload.netperf.duration_ps = Duration(100 * MS);
+    c.workload.netperf.warmup_ps = Duration(20 * MS);
+    c
+}
+
+fn drive(c: &Config) -> (World, Value) {
+    let mut wl = nicsim::workload::build(c);
+    let mut w = World::new(c).unwrap();
+    nicsim::workload::drive(&mut w, wl.as_mut()).unwrap_or_else(|e| panic!("{e}"));
+    let v = wl.report(&w);
+    (w, v)
+}
+
+fn flow_conserved(w: &World) {
+    for (a, b) in [(0, 1), (1, 0)] {
+        let k = w.conservation(a, b, Some(1));
+        assert_eq!(
+            k.sent_bytes,
+            k.delivered_bytes + k.in_flight_bytes + k.dropped_bytes
+        );
+    }
+}
+
+#[test]
+fn a_receiver_slower_than_its_sender_drops_at_the_socket_and_counts_every_byte() {
+    let (w, v) = drive(&udp_stream(8972));
+    let n = &v["netperf"];
+    let got = n["aggregate"]["throughput_mbps"].as_f64().unwrap();
+    let sent = n["aggregate"]["sent_mbps"].as_f64().unwrap();
+    assert!(got < sent, "{got} of {sent}");
+    let sock = &w.nodes[1].udp[0];
+    assert!(sock.dropped_datagrams > 0);
+    assert_eq!(sock.dropped_bytes, sock.dropped_datagrams * 8972);
+    flow_conserved(&w);
+}
+
+#[test]
+fn a_fast_receiver_gets_everything_and_a_fast_sender_sleeps_on_its_buffer_at_link_rate() {
+    let mut c = udp_stream(8972);
+    c.cpu.clock_hz = nicsim::units::Freq(8_000_000_000);
+    c.nb.ideal = true;
+    let (w, v) = drive(&c);
+    let n = &v["netperf"];
+    let got = n["aggregate"]["throughput_mbps"].as_f64().unwrap();
+    let sent = n["aggregate"]["sent_mbps"].as_f64().unwrap();
+    assert_eq!(w.nodes[1].udp[0].dropped_datagrams, 0);
+    assert!((got - sent).abs() / sent < 0.02, "{got} of {sent}");
+    // The link, not the sender's CPU, sets the rate: near the payload rate and never above.
+    let wire = nicsim::hw::link::wire_bytes(9000) as f64;
+    let link_mbps = c.link.rate_bps.0 as f64 / 1e6 * 8972.0 / wire;
+    assert!(
+        sent <= link_mbps * 1.001 && sent > 0.97 * link_mbps,
+        "{sent} of {link_mbps}"
+    );
+    // What the sender queued and the driver has not reclaimed stays within its send buffer.
+    let queued = w.nodes[0].udp[0].unreclaimed_bytes();
+    assert!(
+        queued > 0 && queued < c.udp.socket_buffer_bytes + 9000,
+        "{queued}"
+    );
+    flow_conserved(&w);
+}
+
+#[test]
+fn a_datagram_larger_than_a_frame_is_refused_in_one_line() {
+    let c = udp_stream(9000);
+    let mut wl = nicsim::workload::build(&c);
+    let mut w = World::new(&c).unwrap();
+    let e = nicsim::workload::drive(&mut w, wl.as_mut()).unwrap_err();
+    assert!(
+        e.contains("workload.netperf.msg_bytes = 9000") && e.contains("8972"),
+        "{e}"
+    );
+}
