@@ -25,7 +25,7 @@ def test_netpipe_json_has_the_documented_keys_and_is_repeatable():
     for k in ("size_bytes", "throughput_mbps", "latency_us"):
         assert k in p
     assert {"node0.cpu0", "node1.cpu0"} <= set(p["processors"])
-    assert set(p["processors"]["node1.cpu0"]["busy"]) == {"copy", "tcpip", "driver", "os", "app"}
+    assert set(p["processors"]["node1.cpu0"]["busy"]) == {"copy", "tcpip", "driver", "os", "app", "conn"}
     for k in ("latency_us", "peak_throughput_mbps", "saturation_bytes"):
         assert k in out["summary"]
     assert out["config"]["workload"]["netpipe"]["max_bytes"] == 4096

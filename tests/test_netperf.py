@@ -68,6 +68,26 @@ def test_connect_request_response_close_shows_setup_and_teardown_in_the_cpu_time
     assert n["aggregate"]["transactions_per_s"] < 0.7 * rr["aggregate"]["transactions_per_s"]
 
 
+def test_udp_stream_reports_what_was_sent_and_what_arrived():
+    out = run_netperf("ortiz2008-base", SHORT, test="UDP_STREAM", connections=2)
+    n = out["netperf"]
+    assert n["test"] == "UDP_STREAM" and n["msg_bytes"] == 9000 - 28
+    got, sent = n["aggregate"]["throughput_mbps"], n["aggregate"]["sent_mbps"]
+    # The 400 MHz receiver cannot keep up with two senders: its sockets overflow.
+    assert 0 < got < sent
+    assert sum(c["socket_drops"] for c in n["per_connection"]) > 0
+    assert all(c["sent_mbps"] >= c["throughput_mbps"] for c in n["per_connection"])
+    cons = out["conservation"]
+    for d in cons.values():
+        assert d["sent_bytes"] == d["delivered_bytes"] + d["in_flight_bytes"] + d["dropped_bytes"]
+
+
+def test_a_datagram_larger_than_a_frame_is_one_line():
+    r = cli("netperf", "ortiz2008-base", "--test", "UDP_STREAM", "--msg-size", "64 KiB", "--duration", "50 ms")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode != 0 and len(lines) == 1 and "workload.netperf.msg_bytes" in lines[0], r.stderr
+
+
 def test_ephemeral_ports_running_out_is_one_line():
     r = cli("netperf", "ortiz2008-base", "--test", "TCP_CRR", "--duration", "100 ms", "--set", "tcp.ephemeral_ports=10")
     lines = r.stderr.strip().splitlines()

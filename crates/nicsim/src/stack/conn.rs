@@ -1,9 +1,11 @@
 //! A connected socket's state: its TCP endpoint, its peer, the threads waiting on it and its
-//! timers. What the node does with it is in `socket`.
+//! timers; and a listening socket's. What the node does with them is in `socket` and
+//! `listen`.
 
 use crate::hw::frame::NodeAddr;
 use crate::stack::tcp::Tcp;
 use crate::stack::timers::TimerSet;
+use std::collections::VecDeque;
 
 /// Index of a connection in its node's socket table.
 pub type ConnId = usize;
@@ -45,5 +47,24 @@ impl Conn {
             rx_payload_bytes: 0,
             tx_payload_bytes: 0,
         }
+    }
+}
+
+/// A node's listening socket.
+#[derive(Clone, Debug, Default)]
+pub struct Listener {
+    pub backlog: u32,
+    /// TCP_NODELAY, which the connections it accepts inherit.
+    pub(crate) nodelay: bool,
+    /// Connections whose handshake completed, waiting for accept().
+    pub(crate) ready: VecDeque<ConnId>,
+    /// Threads blocked in accept(), woken one at a time.
+    pub(crate) waiters: VecDeque<usize>,
+}
+
+impl Listener {
+    /// Linux's `sk_acceptq_is_full`: more than `backlog` connections wait.
+    pub(crate) fn full(&self) -> bool {
+        self.ready.len() > self.backlog as usize
     }
 }

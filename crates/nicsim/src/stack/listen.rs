@@ -1,6 +1,6 @@
-//! Opening and closing connections on a node: the listening socket (its backlog, the accept
-//! queue of connections whose handshake completed, the threads blocked in accept), active
-//! opens with their ephemeral ports, and retiring a finished connection. Linux 2.6 rules:
+//! Opening and closing connections on a node: listening, passive opens on a SYN, the accept
+//! queue's rules, active opens with their ephemeral ports, and retiring a finished
+//! connection (the listener's state is in `conn`). Linux 2.6 rules:
 //! a SYN or handshake-ending ACK that finds the accept queue full is dropped
 //! (`sk_acceptq_is_full`: more than `backlog` waiting) and the peer's retransmission tries
 //! again; accept() wakes one waiter (exclusive wait).
@@ -8,28 +8,8 @@
 use crate::engine::Engine;
 use crate::hw::frame::{FlowId, NodeAddr};
 use crate::node::{Ev, Node};
-use crate::stack::conn::{Conn, ConnId};
+use crate::stack::conn::{Conn, ConnId, Listener};
 use crate::stack::tcp::{Segment, State, Tcp};
-use std::collections::VecDeque;
-
-/// A node's listening socket.
-#[derive(Clone, Debug, Default)]
-pub struct Listener {
-    pub backlog: u32,
-    /// TCP_NODELAY, which the connections it accepts inherit.
-    nodelay: bool,
-    /// Connections whose handshake completed, waiting for accept().
-    pub(crate) ready: VecDeque<ConnId>,
-    /// Threads blocked in accept(), woken one at a time.
-    pub(crate) waiters: VecDeque<usize>,
-}
-
-impl Listener {
-    /// Linux's `sk_acceptq_is_full`: more than `backlog` connections wait.
-    pub(crate) fn full(&self) -> bool {
-        self.ready.len() > self.backlog as usize
-    }
-}
 
 impl Node {
     /// listen(): SYNs for flows without a socket open connections here from now on.

@@ -3,6 +3,7 @@
 //! placement.
 
 pub mod conn;
+pub mod datagram;
 pub mod driver;
 pub mod listen;
 pub mod net_rx;

@@ -6,11 +6,10 @@
 //! TCP's are (`tcp.skb_overhead_bytes`, `tcp.charge_truesize`).
 //!
 //! Not modelled: IP fragmentation (a datagram fits one frame), UDP-Lite, corking, and the
-//! qdisc's own limit (the send buffer bounds what a socket can queue).
+//! qdisc's own limit (the send buffer bounds what a socket can queue). State only; the node's
+//! glue (output, reclaim, input) is in `datagram`.
 
-use crate::engine::Engine;
 use crate::hw::frame::{FlowId, NodeAddr};
-use crate::node::{Ev, Node};
 use crate::stack::{Frame, Payload};
 use std::collections::VecDeque;
 
@@ -117,71 +116,6 @@ impl UdpSock {
         self.rmem -= self.truesize(len);
         self.bytes_read += len;
         len
-    }
-}
-
-impl Node {
-    /// A UDP socket for flow `flow` to node `peer`; its index here.
-    pub fn open_udp(&mut self, flow: FlowId, peer: NodeAddr) -> UdpId {
-        let cfg = &self.cfg;
-        let overhead = if cfg.tcp.charge_truesize {
-            cfg.tcp.skb_overhead_bytes
-        } else {
-            0
-        };
-        let buffer = cfg.udp.socket_buffer_bytes;
-        self.udp.push(UdpSock::new(flow, peer, buffer, overhead));
-        let id = self.udp.len() - 1;
-        self.udp_flows.insert(flow, id);
-        id
-    }
-
-    /// The UDP socket a flow id names here, if any.
-    pub fn udp_of(&self, flow: FlowId) -> Option<UdpId> {
-        self.udp_flows.get(flow)
-    }
-
-    /// A datagram's frame to the driver, with its socket charged until it is reclaimed.
-    pub(crate) fn udp_xmit(&mut self, eng: &mut Engine<Ev>, u: UdpId, len: u64) {
-        let s = &mut self.udp[u];
-        s.sent(len);
-        let f = Frame::udp(s.flow, len, self.id, s.peer);
-        self.stats.payload_tx_bytes += len;
-        self.udp_unreclaimed.push_back((self.tx_queued, u, len));
-        self.queue_tx(eng, f);
-    }
-
-    /// `n` more transmitted frames were reclaimed: their datagrams' send buffer is free, and
-    /// a sender that slept on it goes on.
-    pub(crate) fn udp_reclaimed(&mut self) {
-        while let Some(&(seq, u, len)) = self.udp_unreclaimed.front() {
-            if seq >= self.tx_reclaimed {
-                break;
-            }
-            self.udp_unreclaimed.pop_front();
-            if self.udp[u].reclaimed(len) {
-                if let Some(t) = self.udp[u].writer.take() {
-                    self.unblock(t);
-                }
-            }
-        }
-    }
-
-    /// UDP input on the protocol processor: queue the datagram for its socket, or drop it.
-    pub(crate) fn udp_input(&mut self, f: Frame) {
-        let len = f.hdr.payload_bytes();
-        let Some(u) = self.udp_of(f.hdr.flow) else {
-            self.stats.no_socket_dropped_bytes += len;
-            self.stats.count_drop(&f.hdr);
-            return;
-        };
-        if !self.udp[u].deliver(len) {
-            self.stats.count_drop(&f.hdr);
-            return;
-        }
-        if let Some(t) = self.udp[u].reader.take() {
-            self.unblock(t);
-        }
     }
 }
 

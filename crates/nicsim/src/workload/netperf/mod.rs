@@ -16,6 +16,8 @@
 //! the client closes first and holds the port in TIME_WAIT. A transaction's latency runs from
 //! connect() to the return of close().
 
+mod crr;
+
 use super::{Flow, When, Workload};
 use crate::config::{Config, Netperf as Params, NetperfTest};
 use crate::engine::Rng;
@@ -26,6 +28,7 @@ use crate::stack::udp::UDP_IP_HEADER_BYTES;
 use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::Time;
+use crr::{ClientStep, ServerStep};
 use serde_json::{json, Value};
 
 /// One netperf instance: a connection and the thread at each end.
@@ -51,25 +54,6 @@ struct Instance {
     /// Payload the server has read (STREAM) and the client sent (UDP) at the window's start.
     read_at_start: u64,
     sent_at_start: u64,
-}
-
-/// TCP_CRR: the client's operation in its transaction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ClientStep {
-    Connect,
-    Request,
-    Response,
-    Close,
-}
-
-/// TCP_CRR: the server thread's operation on the connection it accepted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ServerStep {
-    Accept,
-    Request,
-    Respond,
-    Eof,
-    Close,
 }
 
 pub struct Netperf {
@@ -164,65 +148,6 @@ impl Netperf {
         let server = w.server();
         w.start_op(c, ct, Op::Send { conn: cc, bytes });
         w.start_op(server, st, Op::Recv { conn: sc, bytes });
-        Ok(())
-    }
-
-    /// CRR: instance `i`'s client opens a new connection (a transaction starts).
-    fn connect(&mut self, w: &mut World, i: usize) -> Result<(), String> {
-        let s = &mut self.inst[i];
-        s.client_conn = w.socket(s.client, w.server(), self.p.nodelay)?;
-        s.client_step = ClientStep::Connect;
-        s.txn_start = w.eng.now();
-        w.start_op(
-            s.client,
-            s.client_thread,
-            Op::Connect {
-                conn: s.client_conn,
-            },
-        );
-        Ok(())
-    }
-
-    /// CRR: a thread of instance `i` finished its operation; the next one.
-    fn crr_step(&mut self, w: &mut World, i: usize, server_side: bool) -> Result<(), String> {
-        let now = w.eng.now();
-        let in_window = self.in_window(now);
-        let bytes = self.p.msg_bytes;
-        let server = w.server();
-        let s = &mut self.inst[i];
-        if server_side {
-            let st = s.server_thread;
-            if s.server_step == ServerStep::Accept {
-                s.server_conn = w.nodes[server].accepted(st).expect("accept returned");
-            }
-            let conn = s.server_conn;
-            let (next, op) = match s.server_step {
-                ServerStep::Accept => (ServerStep::Request, Op::Recv { conn, bytes }),
-                ServerStep::Request => (ServerStep::Respond, Op::Send { conn, bytes }),
-                // Read until the client's FIN: the read returns at the end of the stream.
-                ServerStep::Respond => (ServerStep::Eof, Op::Recv { conn, bytes: 1 }),
-                ServerStep::Eof => (ServerStep::Close, Op::Close { conn }),
-                ServerStep::Close => (ServerStep::Accept, Op::Accept),
-            };
-            s.server_step = next;
-            w.start_op(server, st, op);
-            return Ok(());
-        }
-        let conn = s.client_conn;
-        let (next, op) = match s.client_step {
-            ClientStep::Connect => (ClientStep::Request, Op::Send { conn, bytes }),
-            ClientStep::Request => (ClientStep::Response, Op::Recv { conn, bytes }),
-            ClientStep::Response => (ClientStep::Close, Op::Close { conn }),
-            ClientStep::Close => {
-                s.transactions += 1;
-                if in_window {
-                    self.latencies_ps.push((now - s.txn_start).0);
-                }
-                return self.connect(w, i);
-            }
-        };
-        s.client_step = next;
-        w.start_op(s.client, s.client_thread, op);
         Ok(())
     }
 
