@@ -144,11 +144,7 @@ fn crr(connections: u32, clients: u32) -> Config {
 
 #[test]
 fn tcp_crr_prices_setup_and_teardown_and_conserves_every_connection() {
-    let c = crr(16, 2);
-    let mut wl = nicsim::workload::build(&c);
-    let mut w = World::new(&c).unwrap();
-    nicsim::workload::drive(&mut w, wl.as_mut()).unwrap_or_else(|e| panic!("{e}"));
-    let v = wl.report(&w);
+    let (w, v) = drive(&crr(16, 2));
     let tps = v["netperf"]["aggregate"]["transactions_per_s"]
         .as_f64()
         .unwrap();

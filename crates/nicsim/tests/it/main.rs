@@ -11,6 +11,15 @@ fn base() -> Config {
     nicsim::parse_config(text).expect("fixture parses")
 }
 
+/// Runs the workload `c` names on a world built from it; the world and the workload's report.
+fn drive(c: &Config) -> (nicsim::system::World, Value) {
+    let mut wl = nicsim::workload::build(c);
+    let mut w = nicsim::system::World::new(c).unwrap();
+    nicsim::workload::drive(&mut w, wl.as_mut()).unwrap_or_else(|e| panic!("{e}"));
+    let v = wl.report(&w);
+    (w, v)
+}
+
 fn run(cfg: &Config) -> Value {
     nicsim::run(cfg).unwrap_or_else(|e| panic!("run failed: {e}"))
 }

@@ -18,14 +18,6 @@ fn netperf(test: NetperfTest, connections: u32, clients: u32) -> Config {
     c
 }
 
-fn drive(c: &Config) -> (World, Value) {
-    let mut wl = nicsim::workload::build(c);
-    let mut w = World::new(c).unwrap();
-    nicsim::workload::drive(&mut w, wl.as_mut()).unwrap_or_else(|e| panic!("{e}"));
-    let v = wl.report(&w);
-    (w, v)
-}
-
 fn rates(v: &Value, key: &str) -> Vec<f64> {
     v["netperf"]["per_connection"]
         .as_array()

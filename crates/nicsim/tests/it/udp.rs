@@ -17,14 +17,6 @@ fn udp_stream(msg_bytes: u64) -> Config {
     c
 }
 
-fn drive(c: &Config) -> (World, Value) {
-    let mut wl = nicsim::workload::build(c);
-    let mut w = World::new(c).unwrap();
-    nicsim::workload::drive(&mut w, wl.as_mut()).unwrap_or_else(|e| panic!("{e}"));
-    let v = wl.report(&w);
-    (w, v)
-}
-
 fn flow_conserved(w: &World) {
     for (a, b) in [(0, 1), (1, 0)] {
         let k = w.conservation(a, b, Some(1));
