@@ -83,6 +83,8 @@ PARAMS: list[Param] = [
     P("link.latency_ps", "time", "1 us", "propagation delay", "[N] Q8", min=0, max=1e+12),
     # topology
     P("topology.clients", "int", 1, "client nodes (node0 … node{clients-1}, with placement.sender); the server after them has placement.preset", "[N] one sender per server in NetPIPE and Hpcbench", min=1, max=254),
+    P("topology.server_nics", "int", 1, "network devices of the server, each with its rings and interrupt (clients have one); connections spread over them round-robin through a switch, or one per client on point-to-point links", "[N] issue 11; stacks.md Part A: two gigabit NICs", min=1, max=16),
+    P("topology.server_nic_irq", "choice", "same", "interrupt affinity of the server's NICs: all on the placement's irq_target (Linux without irqbalance), or NIC k on host CPU k mod cpu.count", "[R] Linux /proc/irq/N/smp_affinity; stacks.md §A.9", choices=("same", "spread")),
     P("switch.present", "bool", False, "an output-queued switch joins every node (more than one client needs it); false: one link joins the two nodes", "[N]"),
     P("switch.port_rate_bps", "rate", "1 Gbps", "rate of each switch output port", "[N] the link rate of Table 4.5", min=1e+06, max=1e+13),
     P("switch.latency_ps", "time", "1 us", "store-and-forward latency of the switch plus the output link's propagation", "[N][R] a gigabit switch's forwarding latency is a few µs", min=0, max=1e+12),

@@ -3,11 +3,12 @@
 //! a workload on it, opening connections and starting threads through it. The only place
 //! that turns events into model calls.
 
-use crate::config::Config;
+use crate::config::{Config, NicIrq};
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
 use crate::hw::fabric::SwitchParams;
 use crate::hw::frame::{FlowId, FrameHeader, NodeAddr};
+use crate::node::netdev::DevId;
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::{Op, Priority};
 use crate::stack::conn::ConnId;
@@ -23,9 +24,14 @@ pub struct World {
     pub eng: Engine<Ev>,
     pub nodes: Vec<Node>,
     pub fabric: Wire,
-    /// Each flow's two ends (the opener first); flow 0 is the generator's. A node finds its
-    /// end's socket by the flow id (`Node::conn_of`), once the handshake has made it.
+    /// Each flow's two ends (the opener first), as node indices; flow 0 is the generator's.
+    /// A node finds its end's socket by the flow id (`Node::conn_of`), once the handshake
+    /// has made it.
     flows: Vec<[NodeAddr; 2]>,
+    /// The node and device behind each fabric address.
+    addr_dev: Vec<(usize, DevId)>,
+    /// The server's next device for a connection through the switch (round-robin).
+    next_dev: usize,
     pub link_payload_bps: f64,
     /// Payload bytes a workload injected at node1's MAC (they did not come from node0's TCP).
     injected_bytes: u64,
@@ -43,13 +49,21 @@ impl World {
                 cfg.topology.clients
             ));
         }
-        if n > 2 && !cfg.switch.present {
+        let (clients, nics) = (
+            cfg.topology.clients as usize,
+            cfg.topology.server_nics as usize,
+        );
+        if !cfg.switch.present && clients != nics {
             return Err(format!(
-                "topology.clients = {}: a link joins only two nodes; set switch.present = true",
-                cfg.topology.clients
+                "topology.clients = {clients}, topology.server_nics = {nics}: without a switch each client needs a server NIC of its own (one link per pair); set switch.present = true"
             ));
         }
-        if n > NodeAddr::MAX as usize {
+        if nics > 1 && cfg.nic_cpu.present {
+            return Err(format!(
+                "topology.server_nics = {nics}: a NIC processor (nic_cpu.present) serves one NIC; several server NICs need a placement without one"
+            ));
+        }
+        if clients + nics > NodeAddr::MAX as usize {
             return Err(format!(
                 "topology.clients = {}: at most {} nodes",
                 cfg.topology.clients,
@@ -64,8 +78,24 @@ impl World {
             ));
         }
         let shared = std::rc::Rc::new(cfg.clone());
+        // Clients have one device each, at addresses 0 .. clients; the server's follow.
+        let mut addr_dev: Vec<(usize, DevId)> = (0..clients).map(|i| (i, 0)).collect();
+        addr_dev.extend((0..nics).map(|d| (clients, d)));
+        let host_cpus = cfg.cpu.count as usize;
+        let irq = |d: usize| match cfg.topology.server_nic_irq {
+            NicIrq::Same => None,
+            NicIrq::Spread => Some(d % host_cpus),
+        };
         let nodes = (0..n)
-            .map(|i| Node::new(i as u8, &shared))
+            .map(|i| {
+                let devs: Vec<(NodeAddr, Option<usize>)> = addr_dev
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &(node, _))| node == i)
+                    .map(|(a, &(_, d))| (a as NodeAddr, if i == clients { irq(d) } else { None }))
+                    .collect();
+                Node::new(i as u8, &shared, &devs)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let mut eng = Engine::new();
         for node in &nodes {
@@ -79,8 +109,15 @@ impl World {
         Ok(World {
             eng,
             nodes,
-            fabric: Wire::new(n, cfg.link.rate_bps, cfg.link.latency_ps, switch),
+            fabric: Wire::new(
+                addr_dev.len(),
+                cfg.link.rate_bps,
+                cfg.link.latency_ps,
+                switch,
+            ),
             flows: vec![[0, 1]],
+            addr_dev,
+            next_dev: 0,
             link_payload_bps: crate::derived::link_payload_bps(cfg),
             injected_bytes: 0,
             cfg: cfg.clone(),
@@ -104,6 +141,23 @@ impl World {
         Ok(flow as FlowId)
     }
 
+    /// The devices a flow from node `a` to node `b` uses at each end: `a`'s first, and `b`'s
+    /// linked to it, or through the switch the next of `b`'s in turn (round-robin).
+    fn route(&mut self, a: usize, b: usize) -> ((DevId, NodeAddr), (DevId, NodeAddr)) {
+        let addr = |w: &World, node: usize, dev: DevId| w.nodes[node].devs[dev].addr;
+        let devs_b = self.nodes[b].devs.len();
+        let db = if self.cfg.switch.present {
+            self.next_dev += 1;
+            (self.next_dev - 1) % devs_b
+        } else {
+            // Port i is linked to port i + n/2.
+            let half = self.addr_dev.len() / 2;
+            let peer = (addr(self, a, 0) as usize + half) % self.addr_dev.len();
+            self.addr_dev[peer].1
+        };
+        ((0, addr(self, a, 0)), (db, addr(self, b, db)))
+    }
+
     /// A connected socket pair between nodes `a` and `b`, established before the run starts
     /// (the benchmarks' connections); their indices there.
     pub fn connect(
@@ -113,8 +167,9 @@ impl World {
         nodelay: bool,
     ) -> Result<(ConnId, ConnId), String> {
         let flow = self.new_flow(a, b)?;
-        let ca = self.nodes[a].open(flow, b as NodeAddr, nodelay, true, true)?;
-        let cb = self.nodes[b].open(flow, a as NodeAddr, nodelay, false, true)?;
+        let ((da, aa), (db, ab)) = self.route(a, b);
+        let ca = self.nodes[a].open(flow, ab, nodelay, true, true, da)?;
+        let cb = self.nodes[b].open(flow, aa, nodelay, false, true, db)?;
         Ok((ca, cb))
     }
 
@@ -122,14 +177,16 @@ impl World {
     /// `Op::Connect` on it runs the handshake. Its index on `a`.
     pub fn socket(&mut self, a: usize, b: usize, nodelay: bool) -> Result<ConnId, String> {
         let flow = self.new_flow(a, b)?;
-        self.nodes[a].open(flow, b as NodeAddr, nodelay, true, false)
+        let ((da, _), (_, ab)) = self.route(a, b);
+        self.nodes[a].open(flow, ab, nodelay, true, false, da)
     }
 
     /// A pair of UDP sockets bound to one flow between nodes `a` and `b`; their indices there.
     pub fn udp_pair(&mut self, a: usize, b: usize) -> Result<(UdpId, UdpId), String> {
         let flow = self.new_flow(a, b)?;
-        let ua = self.nodes[a].open_udp(flow, b as NodeAddr);
-        let ub = self.nodes[b].open_udp(flow, a as NodeAddr);
+        let ((da, aa), (db, ab)) = self.route(a, b);
+        let ua = self.nodes[a].open_udp(flow, ab, da);
+        let ub = self.nodes[b].open_udp(flow, aa, db);
         Ok((ua, ub))
     }
 
@@ -151,10 +208,13 @@ impl World {
         let (nodes, e, w) = (&mut self.nodes, &mut self.eng, &mut self.fabric);
         match ev {
             Ev::Chunk { node, proc } => nodes[node as usize].on_chunk(e, w, proc as usize),
-            Ev::Dma { node, chan } => nodes[node as usize].on_dma(e, w, Chan::from_index(chan)),
-            Ev::Arrive { node } => {
-                let f = w.arrive(node);
-                nodes[node as usize].on_arrive(e, w, f);
+            Ev::Dma { node, dev, chan } => {
+                nodes[node as usize].on_dma(e, w, dev as usize, Chan::from_index(chan))
+            }
+            Ev::Arrive { addr } => {
+                let f = w.arrive(addr);
+                let (node, dev) = self.addr_dev[addr as usize];
+                nodes[node].on_arrive(e, w, dev, f);
             }
             Ev::SwitchIn { port } => {
                 if let Some((at, hop)) = w.switch_in(e.now(), port) {
@@ -162,9 +222,9 @@ impl World {
                 }
             }
             Ev::Irq { node, proc, kind } => nodes[node as usize].on_irq(e, w, proc as usize, kind),
-            Ev::Coalesce { node, at } => nodes[node as usize].on_coalesce(e, at),
-            Ev::TxFifo { node } => nodes[node as usize].dma_next(e, Chan::Tx),
-            Ev::AccIdle { node, at } => nodes[node as usize].on_acc_idle(e, at),
+            Ev::Coalesce { node, dev, at } => nodes[node as usize].on_coalesce(e, dev as usize, at),
+            Ev::TxFifo { node, dev } => nodes[node as usize].dma_next(e, dev as usize, Chan::Tx),
+            Ev::AccIdle { node, dev, at } => nodes[node as usize].on_acc_idle(e, dev as usize, at),
             Ev::Timer {
                 node,
                 conn,
@@ -223,7 +283,7 @@ impl World {
     /// A frame of `payload_bytes` from outside reaches `node`'s MAC now.
     pub fn inject(&mut self, node: usize, f: Frame, payload_bytes: u64) {
         self.injected_bytes += payload_bytes;
-        self.nodes[node].on_arrive(&mut self.eng, &mut self.fabric, f);
+        self.nodes[node].on_arrive(&mut self.eng, &mut self.fabric, 0, f);
     }
 
     /// The directions that carry traffic: both ways between node0 and node1 (the generator
@@ -239,10 +299,15 @@ impl World {
         d
     }
 
-    /// Which node sent a frame of `flow` to `dst`: the other end of the flow.
-    fn source(&self, flow: FlowId, dst: NodeAddr) -> usize {
+    /// The node behind fabric address `addr`.
+    pub fn node_at(&self, addr: NodeAddr) -> usize {
+        self.addr_dev[addr as usize].0
+    }
+
+    /// Which node sent a frame of `flow` to node `dst`: the other end of the flow.
+    fn source(&self, flow: FlowId, dst: usize) -> usize {
         let [a, b] = self.flows[flow as usize];
-        if dst == b {
+        if dst == b as usize {
             a as usize
         } else {
             b as usize
@@ -252,8 +317,8 @@ impl World {
     /// Payload bytes from node `src` to node `dst` (of one flow, if given), by where they are.
     pub fn conservation(&self, src: usize, dst: usize, flow: Option<FlowId>) -> Conservation {
         let keep = |h: &FrameHeader| {
-            h.dst as usize == dst
-                && self.source(h.flow, h.dst) == src
+            self.node_at(h.dst) == dst
+                && self.source(h.flow, dst) == src
                 && flow.is_none_or(|f| f == h.flow)
         };
         let b = &self.nodes[dst];
@@ -285,7 +350,9 @@ impl World {
             .dropped()
             .iter()
             .filter(|(f, d, _)| {
-                *d as usize == dst && self.source(*f, *d) == src && flow.is_none_or(|x| x == *f)
+                self.node_at(*d) == dst
+                    && self.source(*f, dst) == src
+                    && flow.is_none_or(|x| x == *f)
             })
             .map(|(_, _, bytes)| bytes)
             .sum::<u64>();

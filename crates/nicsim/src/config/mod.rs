@@ -149,6 +149,20 @@ pub struct Link {
 #[serde(deny_unknown_fields)]
 pub struct Topology {
     pub clients: u32,
+    /// Network devices of the server (clients have one each).
+    pub server_nics: u32,
+    /// Which processor takes each server NIC's interrupt.
+    pub server_nic_irq: NicIrq,
+}
+
+/// Interrupt affinity of the server's NICs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NicIrq {
+    /// Every NIC on the placement's `irq_target` (Linux without irqbalance: all on CPU0).
+    Same,
+    /// NIC k on host CPU k modulo the number of host CPUs.
+    Spread,
 }
 
 /// An output-queued switch joining every node (else one link joins two nodes).

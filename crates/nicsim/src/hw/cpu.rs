@@ -81,8 +81,11 @@ impl Piece {
 /// What happens when a job finishes; interpreted by the node (`system.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Then {
-    /// The NIC's interrupt handler ran; it took this many frames with `netif_rx`.
-    HardIrq(u32),
+    /// Network device `dev`'s interrupt handler ran; it took `taken` frames with `netif_rx`.
+    HardIrq {
+        dev: u8,
+        taken: u32,
+    },
     Notified(Notice),
     Softirq,
     Thread(usize),
@@ -332,7 +335,7 @@ mod tests {
     #[test]
     fn pieces_run_in_order_and_pio_goes_with_the_first_chunk() {
         let mut p = proc();
-        let job = Job::new(Then::HardIrq(0))
+        let job = Job::new(Then::HardIrq { dev: 0, taken: 0 })
             .with(Piece {
                 cat: Some(Category::Os),
                 cycles: 100.0,

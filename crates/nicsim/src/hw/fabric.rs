@@ -1,5 +1,6 @@
-//! What joins the nodes: one full-duplex link between two nodes, or an output-queued,
-//! store-and-forward switch with a link to every node. The switch forwards on the frame's
+//! What joins the nodes' network devices (ports, one address each): full-duplex links
+//! pairing port i with port i + n/2 (two ports: one link), or an output-queued,
+//! store-and-forward switch with a link to every port. The switch forwards on the frame's
 //! destination address; an output port holds at most its buffer in bytes waiting to be sent
 //! and drops (and counts) what does not fit.
 //!
@@ -67,7 +68,10 @@ impl<P: Copy> Fabric<P> {
         latency: Duration,
         switch: Option<SwitchParams>,
     ) -> Self {
-        assert!(switch.is_some() || nodes == 2, "a link joins two nodes");
+        assert!(
+            switch.is_some() || nodes % 2 == 0,
+            "links join ports in pairs"
+        );
         Fabric {
             uplinks: (0..nodes).map(|_| Lane::new(rate, latency)).collect(),
             to_switch: (0..nodes).map(|_| VecDeque::new()).collect(),
@@ -95,7 +99,8 @@ impl<P: Copy> Fabric<P> {
             self.to_switch[from as usize].push_back((t, f));
             (t, Hop::Switch(from))
         } else {
-            let to = 1 - from;
+            let half = self.uplinks.len() / 2;
+            let to = ((from as usize + half) % self.uplinks.len()) as NodeAddr;
             self.inbound[to as usize].push_back((t, f));
             (t, Hop::Node(to))
         }

@@ -39,7 +39,7 @@ pub struct NicStats {
     pub max_rx_ring_occupancy: u32,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct NicParams {
     pub rx_ring_entries: u32,
     pub tx_ring_entries: u32,

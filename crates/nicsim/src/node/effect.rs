@@ -1,6 +1,7 @@
 //! What a job stands for: the state change the node applies when the job's work is done.
 
 use crate::node::events::TimerKind;
+use crate::node::netdev::DevId;
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
 use crate::stack::udp::UdpId;
@@ -22,7 +23,11 @@ pub enum Effect {
     Xmit(Segment),
     RxPacket(Frame),
     Wake(usize),
-    Reclaim(u32),
+    /// Device `dev`'s transmitted frames are reclaimed.
+    Reclaim {
+        dev: DevId,
+        frames: u32,
+    },
     PollEnd,
     Timer(ConnId, TimerKind),
     ComputeDone,

@@ -12,11 +12,12 @@ pub enum Ev {
     },
     Dma {
         node: u8,
+        dev: u8,
         chan: u8,
     },
-    /// The oldest frame on its way to `node` reaches its MAC.
+    /// The oldest frame on its way to fabric address `addr` reaches that device's MAC.
     Arrive {
-        node: u8,
+        addr: u8,
     },
     /// The oldest frame on the switch's input port `port` is in the switch.
     SwitchIn {
@@ -29,10 +30,12 @@ pub enum Ev {
     },
     Coalesce {
         node: u8,
+        dev: u8,
         at: Time,
     },
     AccIdle {
         node: u8,
+        dev: u8,
         at: Time,
     },
     /// A timer of connection `conn` set for `at` expires (stale if the TCP moved its deadline since).
@@ -45,6 +48,7 @@ pub enum Ev {
     /// The MAC's transmit FIFO has room again: the NIC may fetch the next frame.
     TxFifo {
         node: u8,
+        dev: u8,
     },
     /// A background cross-call reaches a host CPU (`smp.background_ipi_per_s`).
     CrossCall {
@@ -56,7 +60,8 @@ pub enum Ev {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IrqKind {
-    Nic,
+    /// Network device `n`'s interrupt.
+    Nic(u8),
     Notice(Notice),
 }
 
@@ -72,7 +77,7 @@ pub enum TimerKind {
 impl From<Hop> for Ev {
     fn from(h: Hop) -> Ev {
         match h {
-            Hop::Node(node) => Ev::Arrive { node },
+            Hop::Node(addr) => Ev::Arrive { addr },
             Hop::Switch(port) => Ev::SwitchIn { port },
         }
     }

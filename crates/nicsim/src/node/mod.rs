@@ -10,6 +10,7 @@
 
 pub mod effect;
 pub mod events;
+pub mod netdev;
 
 use crate::config::{Category, Config, Costs, ProcName, StageCost};
 use crate::derived;
@@ -18,18 +19,18 @@ use crate::hw::bus::IoBus;
 use crate::hw::cpu::{Job, JobData, Piece, Processor, Then, Touches};
 use crate::hw::dma::DmaEngine;
 use crate::hw::fabric::Fabric;
-use crate::hw::frame::FlowId;
+use crate::hw::frame::{FlowId, NodeAddr};
 use crate::hw::memory::{MemPath, MemoryHierarchy};
 use crate::hw::nic::{Nic, NicParams};
 use crate::os::thread::{RunQueue, Thread};
 use crate::placement::{processors, Receive, Roles};
 use crate::stack::conn::{Conn, ConnId, Listener};
 use crate::stack::softirq::Softirq;
-use crate::stack::udp::{UdpId, UdpSock};
+use crate::stack::udp::UdpSock;
 use crate::stack::FlowMap;
-use crate::stack::{Frame, Payload};
+use crate::stack::Payload;
 use crate::stats::counters::NodeStats;
-use crate::units::Time;
+use netdev::NetDev;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -45,19 +46,14 @@ pub struct Node {
     pub mem: MemoryHierarchy,
     pub io: IoBus,
     pub apic: Apic,
-    pub nic: Nic<Payload>,
-    pub(crate) dma: DmaEngine<Frame>,
+    /// Its network devices; a connection or socket uses one (`Conn::dev`).
+    pub devs: Vec<NetDev>,
     /// TCP sockets, and their index here by flow id.
     pub conns: Vec<Conn>,
     pub(crate) flows: FlowMap,
     /// UDP sockets, and their index here by flow id.
     pub udp: Vec<UdpSock>,
     pub(crate) udp_flows: FlowMap,
-    /// Frames queued for transmission and reclaimed after it, counted since the start; a
-    /// UDP datagram's send buffer is freed when the count reclaimed passes its number.
-    pub(crate) tx_queued: u64,
-    pub(crate) tx_reclaimed: u64,
-    pub(crate) udp_unreclaimed: VecDeque<(u64, UdpId, u64)>,
     /// The listening socket, if anything listens here.
     pub listener: Option<Listener>,
     /// Ephemeral ports held by connections this node opened (until each finishes).
@@ -67,13 +63,8 @@ pub struct Node {
     pub threads: Vec<Thread>,
     /// Runnable threads per processor, in the order the scheduler picks them.
     pub(crate) runq: Vec<RunQueue>,
-    pub(crate) sq: Softirq,
-    /// The transmit DMA waits for the MAC's FIFO to drain until then.
-    pub(crate) tx_hold_until: Time,
-    /// Packets waiting for a transmit descriptor (the queueing discipline).
-    pub(crate) qdisc: VecDeque<Frame>,
-    /// Frames a ring-accumulation burst put in host memory, waiting for the driver.
-    pub(crate) delivered: VecDeque<Frame>,
+    /// The network softirq's state, per processor.
+    pub(crate) sq: Vec<Softirq>,
     /// The configuration, shared: stage costs and the kernel's and NIC's settings.
     pub(crate) cfg: Rc<Config>,
     pub(crate) last_thread: Vec<Option<usize>>,
@@ -105,7 +96,13 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
 }
 
 impl Node {
-    pub fn new(id: u8, cfg: &Rc<Config>) -> Result<Node, String> {
+    /// Node `id` with one network device per entry of `devs`: its fabric address and the
+    /// processor its interrupt is steered to (None: the placement's `irq_target`).
+    pub fn new(
+        id: u8,
+        cfg: &Rc<Config>,
+        devs: &[(NodeAddr, Option<usize>)],
+    ) -> Result<Node, String> {
         let placement = cfg
             .placements
             .get(id as usize)
@@ -138,7 +135,7 @@ impl Node {
             procs.push(Processor::new(p, cfg.cpu.clock_hz, cpi, cfg.mem.batch_refs));
         }
         let host_cpus = ids.iter().filter(|p| !p.is_nic()).count();
-        let nic = Nic::new(NicParams {
+        let params = NicParams {
             rx_ring_entries: cfg.nic.rx_ring_entries,
             tx_ring_entries: cfg.nic.tx_ring_entries,
             rx_coalesce: cfg.nic.rx_coalesce_ps,
@@ -149,7 +146,19 @@ impl Node {
             napi: roles.receive == Receive::NapiPoll,
             ring_bytes: cfg.nic.memory_bytes,
             ring_slot_overhead: cfg.nic.ring_slot_overhead_bytes,
-        });
+        };
+        // The protocol runs in the interrupted processor's softirq unless the placement gives
+        // it a processor of its own.
+        let own_protocol = roles.protocol != roles.driver;
+        let devs = devs
+            .iter()
+            .map(|&(addr, irq)| {
+                let irq = irq.unwrap_or(roles.irq_target);
+                let protocol = if own_protocol { roles.protocol } else { irq };
+                let dma = DmaEngine::new(cfg.io.dma_chunk_bytes);
+                NetDev::new(Nic::new(params), dma, addr, irq, protocol)
+            })
+            .collect();
         let nb = derived::north_bridge(cfg, host_cpus);
         Ok(Node {
             id,
@@ -162,24 +171,17 @@ impl Node {
                 cfg.apic.ipi_send_cycles,
                 roles.kick,
             ),
-            nic,
-            dma: DmaEngine::new(cfg.io.dma_chunk_bytes),
+            devs,
             conns: Vec::new(),
             flows: FlowMap::default(),
             udp: Vec::new(),
             udp_flows: FlowMap::default(),
-            tx_queued: 0,
-            tx_reclaimed: 0,
-            udp_unreclaimed: VecDeque::new(),
             listener: None,
             ports_in_use: 0,
             dirty: Vec::new(),
             threads: Vec::new(),
             runq: vec![RunQueue::default(); procs.len()],
-            sq: Softirq::default(),
-            tx_hold_until: Time::ZERO,
-            qdisc: VecDeque::new(),
-            delivered: VecDeque::new(),
+            sq: vec![Softirq::default(); procs.len()],
             cfg: Rc::clone(cfg),
             last_thread: vec![None; procs.len()],
             done: VecDeque::new(),

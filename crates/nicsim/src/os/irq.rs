@@ -4,6 +4,7 @@
 use crate::config::NotificationHandler;
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, Notice, Piece, Then};
+use crate::node::netdev::DevId;
 use crate::node::{Ev, IrqKind, Node, Wire};
 use crate::placement::Receive;
 use crate::units::{Duration, Time};
@@ -34,21 +35,23 @@ impl Node {
         let cfg = Rc::clone(&self.cfg);
         let c = &cfg.costs;
         let job = match kind {
-            IrqKind::Nic => {
+            IrqKind::Nic(dev) => {
                 self.procs[p].stats.irqs_nic += 1;
+                let d = &self.devs[dev as usize];
                 // NAPI schedules one poll; netif_rx (no NAPI, or a flushed burst) queues
                 // every frame the handler finds.
                 let taken = match self.roles.receive {
-                    Receive::RingAccumulate => self.delivered.len() as u32,
+                    Receive::RingAccumulate => d.delivered.len() as u32,
                     Receive::NapiPoll => 0,
-                    Receive::NetifRx => self.nic.rx_ready.len() as u32,
+                    Receive::NetifRx => d.nic.rx_ready.len() as u32,
                 };
-                let mut j = Job::new(Then::HardIrq(taken))
+                let protocol = d.protocol;
+                let mut j = Job::new(Then::HardIrq { dev, taken })
                     .with(self.piece(&c.irq_entry, 0, 1))
                     .with(self.piece(&c.rx_hardirq, 0, 1))
                     .with(self.piece(&c.rx_schedule, 0, taken.max(1)));
-                if self.roles.protocol != p {
-                    j.push(self.notify_cost(self.roles.protocol));
+                if protocol != p {
+                    j.push(self.notify_cost(protocol));
                 }
                 j.with(self.piece(&c.irq_exit, 0, 1))
             }
@@ -68,32 +71,35 @@ impl Node {
         self.kick(eng, wire, p);
     }
 
-    pub(crate) fn after_hardirq(&mut self, eng: &mut Engine<Ev>, p: usize, taken: u32) {
+    /// Device `d`'s handler ran on `p`: the frames it took go to the backlog of the
+    /// processor that runs the device's protocol, whose softirq is raised.
+    pub(crate) fn after_hardirq(&mut self, eng: &mut Engine<Ev>, p: usize, d: DevId, taken: u32) {
+        let to = self.devs[d].protocol;
         // netif_rx moved the frames the handler found to the protocol's backlog.
         for _ in 0..taken {
+            let dev = &mut self.devs[d];
             let f = match self.roles.receive {
-                Receive::RingAccumulate => self.delivered.pop_front(),
-                Receive::NapiPoll | Receive::NetifRx => self.nic.take_rx(),
+                Receive::RingAccumulate => dev.delivered.pop_front(),
+                Receive::NapiPoll | Receive::NetifRx => dev.nic.take_rx(),
             };
             let Some(f) = f else { break };
-            if self.sq.backlog.len() as u32 >= self.cfg.napi.backlog_packets {
+            if self.sq[to].backlog.len() as u32 >= self.cfg.napi.backlog_packets {
                 self.stats.backlog_dropped += 1;
                 self.stats.backlog_dropped_bytes += f.hdr.payload_bytes();
                 self.stats.count_drop(&f.hdr);
             } else {
-                self.sq.backlog.push_back(f);
+                self.sq[to].backlog.push_back(f);
             }
         }
-        if self.roles.protocol == p {
-            self.raise_softirq_local();
+        if to == p {
+            self.raise_softirq_local(p);
         } else {
-            let to = self.roles.protocol;
             self.notify(eng, to, Notice::RaiseSoftirq);
         }
     }
 
-    pub(crate) fn raise_softirq_local(&mut self) {
-        self.sq.pending = true;
+    pub(crate) fn raise_softirq_local(&mut self, p: usize) {
+        self.sq[p].pending = true;
     }
 
     /// Schedules the periodic background cross-calls of every host CPU, spread in phase.

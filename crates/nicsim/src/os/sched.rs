@@ -39,12 +39,13 @@ impl Node {
         if let Some(j) = self.procs[p].suspended[Ctx::Softirq as usize].take() {
             return Some((Ctx::Softirq, j));
         }
-        if p == self.roles.protocol && (self.sq.pending || self.sq.running) && !self.sq.yielded {
-            if let Some(j) = self.softirq_job() {
+        let sq = &self.sq[p];
+        if (sq.pending || sq.running) && !sq.yielded {
+            if let Some(j) = self.softirq_job(p) {
                 return Some((Ctx::Softirq, j));
             }
         }
-        self.sq.yielded = false;
+        self.sq[p].yielded = false;
         if let Some(j) = self.procs[p].owed.pop_front() {
             return Some((Ctx::Process, j));
         }
@@ -69,9 +70,9 @@ impl Node {
                 return Some((Ctx::Process, j));
             }
         }
-        if p == self.roles.protocol && (self.sq.pending || self.sq.running) {
+        if self.sq[p].pending || self.sq[p].running {
             // The softirq yielded to process context and nothing else wants the CPU.
-            if let Some(j) = self.softirq_job() {
+            if let Some(j) = self.softirq_job(p) {
                 return Some((Ctx::Softirq, j));
             }
         }
@@ -112,7 +113,7 @@ impl Node {
             (r.0, r.1.then)
         };
         let hard_waiting = !self.procs[p].hardirq_q.is_empty();
-        let soft_waiting = p == self.roles.protocol && self.sq.pending && !self.sq.running;
+        let soft_waiting = self.sq[p].pending && !self.sq[p].running;
         // With wakeup preemption, a runnable thread of a more urgent class preempts this one.
         let urgent_waiting = self.cfg.sched.wakeup_preempts
             && match then {
@@ -157,12 +158,12 @@ impl Node {
 
     pub(crate) fn complete(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, then: Then) {
         match then {
-            Then::HardIrq(taken) => self.after_hardirq(eng, p, taken),
-            Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(),
+            Then::HardIrq { dev, taken } => self.after_hardirq(eng, p, dev as usize, taken),
+            Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(p),
             Then::Notified(Notice::Reschedule | Notice::CrossCall) | Then::Nothing => {}
             Then::Softirq => {
-                let e = self.sq.effect.take().unwrap_or(Effect::None);
-                self.apply_softirq(eng, wire, e);
+                let e = self.sq[p].effect.take().unwrap_or(Effect::None);
+                self.apply_softirq(eng, wire, p, e);
             }
             Then::Thread(tid) => {
                 let e = std::mem::replace(&mut self.threads[tid].effect, Effect::None);

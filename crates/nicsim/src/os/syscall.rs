@@ -387,12 +387,14 @@ impl Node {
     }
 
     /// Makes a sleeping thread runnable, with a reschedule IPI if it sleeps elsewhere.
-    pub(crate) fn wake(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize) {
+    /// The softirq on processor `from` made a sleeping thread runnable: with a reschedule IPI
+    /// if it sleeps elsewhere.
+    pub(crate) fn wake(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, from: usize, tid: usize) {
         self.stats.wakeups += 1;
         self.threads[tid].woken = true;
         self.set_runnable(tid, true);
         let p = self.threads[tid].proc;
-        if p != self.roles.protocol {
+        if p != from {
             self.notify(eng, p, Notice::Reschedule);
         } else {
             self.kick(eng, wire, p);

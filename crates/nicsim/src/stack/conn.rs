@@ -3,6 +3,7 @@
 //! `listen`.
 
 use crate::hw::frame::NodeAddr;
+use crate::node::netdev::DevId;
 use crate::stack::tcp::Tcp;
 use crate::stack::timers::TimerSet;
 use std::collections::VecDeque;
@@ -18,6 +19,8 @@ pub struct Conn {
     pub peer: NodeAddr,
     /// This end opened the connection (it holds an ephemeral port until it finishes).
     pub active: bool,
+    /// The network device it sends and receives on.
+    pub dev: DevId,
     /// A thread asleep until data (or the end of the stream) arrives, or until send space
     /// frees up or the handshake completes.
     pub(crate) reader: Option<usize>,
@@ -34,11 +37,12 @@ pub struct Conn {
 }
 
 impl Conn {
-    pub(crate) fn new(tcp: Tcp, peer: NodeAddr) -> Self {
+    pub(crate) fn new(tcp: Tcp, peer: NodeAddr, dev: DevId) -> Self {
         Conn {
             tcp,
             peer,
             active: false,
+            dev,
             reader: None,
             writer: None,
             timers: TimerSet::default(),

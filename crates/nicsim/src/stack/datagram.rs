@@ -4,13 +4,14 @@
 
 use crate::engine::Engine;
 use crate::hw::frame::{FlowId, NodeAddr};
+use crate::node::netdev::DevId;
 use crate::node::{Ev, Node};
 use crate::stack::udp::{UdpId, UdpSock};
 use crate::stack::Frame;
 
 impl Node {
     /// A UDP socket for flow `flow` to node `peer`; its index here.
-    pub fn open_udp(&mut self, flow: FlowId, peer: NodeAddr) -> UdpId {
+    pub fn open_udp(&mut self, flow: FlowId, peer: NodeAddr, dev: DevId) -> UdpId {
         let cfg = &self.cfg;
         let overhead = if cfg.tcp.charge_truesize {
             cfg.tcp.skb_overhead_bytes
@@ -18,7 +19,8 @@ impl Node {
             0
         };
         let buffer = cfg.udp.socket_buffer_bytes;
-        self.udp.push(UdpSock::new(flow, peer, buffer, overhead));
+        self.udp
+            .push(UdpSock::new(flow, peer, buffer, overhead, dev));
         let id = self.udp.len() - 1;
         self.udp_flows.insert(flow, id);
         id
@@ -33,30 +35,32 @@ impl Node {
     pub(crate) fn udp_xmit(&mut self, eng: &mut Engine<Ev>, u: UdpId, len: u64) {
         let s = &mut self.udp[u];
         s.sent(len);
-        let f = Frame::udp(s.flow, len, self.id, s.peer);
+        let d = s.dev;
+        let dev = &mut self.devs[d];
+        let f = Frame::udp(s.flow, len, dev.addr, s.peer);
         self.stats.payload_tx_bytes += len;
-        self.udp_unreclaimed.push_back((self.tx_queued, u, len));
-        self.queue_tx(eng, f);
+        dev.udp_unreclaimed.push_back((dev.tx_queued, u, len));
+        self.queue_tx(eng, d, f);
     }
 
     /// `n` more transmitted frames were reclaimed: their datagrams' send buffer is free, and
     /// a sender that slept on it goes on.
-    pub(crate) fn udp_reclaimed(&mut self) {
-        while let Some(&(seq, u, len)) = self.udp_unreclaimed.front() {
-            if seq >= self.tx_reclaimed {
+    pub(crate) fn udp_reclaimed(&mut self, p: usize, d: DevId) {
+        while let Some(&(seq, u, len)) = self.devs[d].udp_unreclaimed.front() {
+            if seq >= self.devs[d].tx_reclaimed {
                 break;
             }
-            self.udp_unreclaimed.pop_front();
+            self.devs[d].udp_unreclaimed.pop_front();
             if self.udp[u].reclaimed(len) {
                 if let Some(t) = self.udp[u].writer.take() {
-                    self.unblock(t);
+                    self.unblock(p, t);
                 }
             }
         }
     }
 
     /// UDP input on the protocol processor: queue the datagram for its socket, or drop it.
-    pub(crate) fn udp_input(&mut self, f: Frame) {
+    pub(crate) fn udp_input(&mut self, p: usize, f: Frame) {
         let len = f.hdr.payload_bytes();
         let Some(u) = self.udp_of(f.hdr.flow) else {
             self.stats.no_socket_dropped_bytes += len;
@@ -68,7 +72,7 @@ impl Node {
             return;
         }
         if let Some(t) = self.udp[u].reader.take() {
-            self.unblock(t);
+            self.unblock(p, t);
         }
     }
 }

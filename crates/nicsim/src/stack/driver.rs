@@ -5,6 +5,7 @@ use crate::engine::Engine;
 use crate::hw::dma::Chan;
 use crate::hw::link::ETH_HEADER_BYTES;
 use crate::hw::nic::{FlushCause, Held, IrqDecision};
+use crate::node::netdev::DevId;
 use crate::node::{Ev, IrqKind, Node, Wire};
 use crate::placement::{Acks, Receive};
 use crate::stack::tcp::Segment;
@@ -12,129 +13,135 @@ use crate::stack::Frame;
 use crate::units::Time;
 
 impl Node {
-    /// The driver posted a segment for transmission (or the NIC processor built an ACK).
+    /// The driver posted a segment for transmission (or the NIC processor built an ACK), on
+    /// its connection's device.
     pub(crate) fn nic_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, seg: Segment) {
         let c = self
             .conn_of(seg.flow)
             .expect("a segment of an open connection");
+        let d = self.conns[c].dev;
         // A SACK option (only while the receiver holds out-of-order data) lengthens the header.
         let header = self.header_bytes()
             + seg.sack_option_bytes()
             + seg.syn_option_bytes(self.cfg.tcp.timestamps);
-        let f = Frame::tcp(seg, header, self.id, self.conns[c].peer);
+        let f = Frame::tcp(seg, header, self.devs[d].addr, self.conns[c].peer);
         self.stats.payload_tx_bytes += seg.len as u64;
         self.conns[c].tx_payload_bytes += seg.len as u64;
         if self.roles.acks == Acks::NicLocal && seg.is_pure_ack() {
             // Built in NIC memory and handed to the MAC: no descriptor, no DMA.
-            self.send_frame(eng, wire, f);
+            self.send_frame(eng, wire, d, f);
             return;
         }
-        self.queue_tx(eng, f);
+        self.queue_tx(eng, d, f);
     }
 
-    /// A frame for the transmit ring, or the qdisc while the ring is full.
-    pub(crate) fn queue_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
-        self.tx_queued += 1;
-        if self.nic.tx_used >= self.nic.p.tx_ring_entries {
+    /// A frame for device `d`'s transmit ring, or its qdisc while the ring is full.
+    pub(crate) fn queue_tx(&mut self, eng: &mut Engine<Ev>, d: DevId, f: Frame) {
+        let dev = &mut self.devs[d];
+        dev.tx_queued += 1;
+        if dev.nic.tx_used >= dev.nic.p.tx_ring_entries {
             // Ring full: the driver stops the queue; the qdisc holds the packet (Q32).
-            self.qdisc.push_back(f);
+            dev.qdisc.push_back(f);
             return;
         }
-        self.post_tx(eng, f);
+        self.post_tx(eng, d, f);
     }
 
-    pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, f: Frame) {
-        self.nic.tx_used += 1;
+    pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, d: DevId, f: Frame) {
+        let dev = &mut self.devs[d];
+        dev.nic.tx_used += 1;
         let bytes = f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes;
-        self.dma.request(Chan::Tx, vec![f], bytes);
-        self.dma_next(eng, Chan::Tx);
+        dev.dma.request(Chan::Tx, vec![f], bytes);
+        self.dma_next(eng, d, Chan::Tx);
     }
 
     /// Transmit buffers reclaimed: descriptors free up for packets the qdisc held.
-    pub(crate) fn reclaim(&mut self, eng: &mut Engine<Ev>, n: u32) {
-        self.nic.tx_used -= n.min(self.nic.tx_used);
-        self.tx_reclaimed += n as u64;
-        if !self.udp_unreclaimed.is_empty() {
-            self.udp_reclaimed();
+    pub(crate) fn reclaim(&mut self, eng: &mut Engine<Ev>, p: usize, d: DevId, n: u32) {
+        let dev = &mut self.devs[d];
+        dev.nic.tx_used -= n.min(dev.nic.tx_used);
+        dev.tx_reclaimed += n as u64;
+        if !dev.udp_unreclaimed.is_empty() {
+            self.udp_reclaimed(p, d);
         }
-        while self.nic.tx_used < self.nic.p.tx_ring_entries {
-            let Some(f) = self.qdisc.pop_front() else {
+        while self.devs[d].nic.tx_used < self.devs[d].nic.p.tx_ring_entries {
+            let Some(f) = self.devs[d].qdisc.pop_front() else {
                 break;
             };
-            self.post_tx(eng, f);
+            self.post_tx(eng, d, f);
         }
     }
 
-    pub(crate) fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
-        let (at, hop) = wire.send(eng.now(), self.id, f);
+    pub(crate) fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, f: Frame) {
+        let (at, hop) = wire.send(eng.now(), self.devs[d].addr, f);
         eng.at(at, hop.into());
     }
 
-    /// Starts the next DMA transaction on channel `ch` if it is idle.
-    pub(crate) fn dma_next(&mut self, eng: &mut Engine<Ev>, ch: Chan) {
-        if ch == Chan::Tx && eng.now() < self.tx_hold_until {
+    /// Starts the next DMA transaction of device `d` on channel `ch` if it is idle.
+    pub(crate) fn dma_next(&mut self, eng: &mut Engine<Ev>, d: DevId, ch: Chan) {
+        let dev = &mut self.devs[d];
+        if ch == Chan::Tx && eng.now() < dev.tx_hold_until {
             return;
         }
-        if let Some(end) = self
-            .dma
-            .start(ch, eng.now(), &mut self.io, &mut self.mem.nb)
-        {
+        if let Some(end) = dev.dma.start(ch, eng.now(), &mut self.io, &mut self.mem.nb) {
             eng.at(
                 end,
                 Ev::Dma {
                     node: self.id,
+                    dev: d as u8,
                     chan: ch as u8,
                 },
             );
         }
     }
 
-    pub fn on_dma(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, ch: Chan) {
-        if let Some(frames) = self.dma.finish(ch) {
+    pub fn on_dma(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, ch: Chan) {
+        if let Some(frames) = self.devs[d].dma.finish(ch) {
             match ch {
                 Chan::Tx => {
                     for f in frames {
-                        self.send_frame(eng, wire, f);
-                        let d = self.nic.tx_sent(eng.now());
-                        self.irq_decision(eng, d);
+                        self.send_frame(eng, wire, d, f);
+                        let decision = self.devs[d].nic.tx_sent(eng.now());
+                        self.irq_decision(eng, d, decision);
                     }
                     // A full FIFO holds the next fetch until the link drains (line rate).
                     let fifo = self.cfg.nic.tx_fifo_bytes;
-                    let at = wire.uplink_drained_to(eng.now(), self.id, fifo);
+                    let at = wire.uplink_drained_to(eng.now(), self.devs[d].addr, fifo);
                     if at > eng.now() {
-                        self.tx_hold_until = at;
-                        eng.at(at, Ev::TxFifo { node: self.id });
+                        self.devs[d].tx_hold_until = at;
+                        let dev = d as u8;
+                        eng.at(at, Ev::TxFifo { node: self.id, dev });
                     }
                 }
-                Chan::Rx => self.rx_dma_done(eng, frames),
+                Chan::Rx => self.rx_dma_done(eng, d, frames),
             }
         }
-        self.dma_next(eng, ch);
+        self.dma_next(eng, d, ch);
     }
 
-    pub(crate) fn rx_dma_done(&mut self, eng: &mut Engine<Ev>, frames: Vec<Frame>) {
+    pub(crate) fn rx_dma_done(&mut self, eng: &mut Engine<Ev>, d: DevId, frames: Vec<Frame>) {
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
                 for f in frames {
-                    let d = self.nic.rx_dma_done(eng.now(), f);
-                    self.irq_decision(eng, d);
+                    let decision = self.devs[d].nic.rx_dma_done(eng.now(), f);
+                    self.irq_decision(eng, d, decision);
                 }
             }
             Receive::RingAccumulate => {
                 // One interrupt per flushed burst; the frames wait for the driver's netif_rx.
-                self.delivered.extend(frames);
-                self.raise_nic_irq(eng);
+                self.devs[d].delivered.extend(frames);
+                self.raise_nic_irq(eng, d);
             }
         }
     }
 
-    pub(crate) fn irq_decision(&mut self, eng: &mut Engine<Ev>, d: IrqDecision) {
-        match d {
-            IrqDecision::Raise => self.raise_nic_irq(eng),
+    pub(crate) fn irq_decision(&mut self, eng: &mut Engine<Ev>, d: DevId, i: IrqDecision) {
+        match i {
+            IrqDecision::Raise => self.raise_nic_irq(eng, d),
             IrqDecision::ArmTimer(t) => eng.at(
                 t,
                 Ev::Coalesce {
                     node: self.id,
+                    dev: d as u8,
                     at: t,
                 },
             ),
@@ -142,68 +149,71 @@ impl Node {
         }
     }
 
-    pub fn on_coalesce(&mut self, eng: &mut Engine<Ev>, at: Time) {
-        let d = self.nic.coalesce_timer(at);
-        self.irq_decision(eng, d);
+    pub fn on_coalesce(&mut self, eng: &mut Engine<Ev>, d: DevId, at: Time) {
+        let decision = self.devs[d].nic.coalesce_timer(at);
+        self.irq_decision(eng, d, decision);
     }
 
-    pub(crate) fn raise_nic_irq(&mut self, eng: &mut Engine<Ev>) {
-        self.nic.raise();
+    /// Device `d` raises its interrupt, to the processor it is steered to.
+    pub(crate) fn raise_nic_irq(&mut self, eng: &mut Engine<Ev>, d: DevId) {
+        self.devs[d].nic.raise();
         let lat = self.apic.irq_latency(self.roles.irq_path);
         eng.after(
             lat,
             Ev::Irq {
                 node: self.id,
-                proc: self.roles.irq_target as u8,
-                kind: IrqKind::Nic,
+                proc: self.devs[d].irq as u8,
+                kind: IrqKind::Nic(d as u8),
             },
         );
     }
 
-    /// A frame's last bit reached this node's MAC.
-    pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
+    /// A frame's last bit reached device `d`'s MAC.
+    pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, f: Frame) {
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
-                if !self.nic.accept_rx(&f) {
+                if !self.devs[d].nic.accept_rx(&f) {
                     self.stats.count_drop(&f.hdr);
                 } else {
                     let bytes = f.hdr.ip_bytes()
                         + ETH_HEADER_BYTES
                         + self.cfg.nic.descriptor_bytes
                         + self.cfg.nic.status_block_bytes;
-                    self.dma.request(Chan::Rx, vec![f], bytes);
-                    self.dma_next(eng, Chan::Rx);
+                    self.devs[d].dma.request(Chan::Rx, vec![f], bytes);
+                    self.dma_next(eng, d, Chan::Rx);
                 }
             }
             Receive::RingAccumulate => {
                 if self.roles.acks == Acks::NicLocal && f.hdr.pure_ack {
                     // The NIC recognises a pure ACK and hands it to its own processor.
-                    self.nic.stats.acks_consumed_on_nic += 1;
-                    self.nic.stats.rx_frames += 1;
-                    self.sq.backlog.push_back(f);
-                    let p = self.roles.protocol;
-                    self.sq.pending = true;
+                    let dev = &mut self.devs[d];
+                    dev.nic.stats.acks_consumed_on_nic += 1;
+                    dev.nic.stats.rx_frames += 1;
+                    let p = dev.protocol;
+                    self.sq[p].backlog.push_back(f);
+                    self.sq[p].pending = true;
                     self.kick(eng, wire, p);
                     return;
                 }
                 let push = self.cfg.nic.ring_flush_on_push;
-                let mut held = self.nic.accumulate(f, push);
+                let mut held = self.devs[d].nic.accumulate(f, push);
                 if held == Held::RingFull {
-                    self.flush(eng, FlushCause::Full);
-                    held = self.nic.accumulate(f, push);
+                    self.flush(eng, d, FlushCause::Full);
+                    held = self.devs[d].nic.accumulate(f, push);
                 }
                 let Held::Taken(cause) = held else {
                     unreachable!("an empty ring takes any frame")
                 };
                 match cause {
-                    Some(c) => self.flush(eng, c),
+                    Some(c) => self.flush(eng, d, c),
                     None => {
                         let t = eng.now() + self.cfg.nic.ring_flush_idle_ps;
-                        self.nic.idle_deadline = Some(t);
+                        self.devs[d].nic.idle_deadline = Some(t);
                         eng.at(
                             t,
                             Ev::AccIdle {
                                 node: self.id,
+                                dev: d as u8,
                                 at: t,
                             },
                         );
@@ -213,14 +223,15 @@ impl Node {
         }
     }
 
-    pub fn on_acc_idle(&mut self, eng: &mut Engine<Ev>, at: Time) {
-        if self.nic.idle_deadline == Some(at) && !self.nic.acc.is_empty() {
-            self.flush(eng, FlushCause::Idle);
+    pub fn on_acc_idle(&mut self, eng: &mut Engine<Ev>, d: DevId, at: Time) {
+        let nic = &self.devs[d].nic;
+        if nic.idle_deadline == Some(at) && !nic.acc.is_empty() {
+            self.flush(eng, d, FlushCause::Idle);
         }
     }
 
-    pub(crate) fn flush(&mut self, eng: &mut Engine<Ev>, cause: FlushCause) {
-        let frames = self.nic.flush(cause);
+    pub(crate) fn flush(&mut self, eng: &mut Engine<Ev>, d: DevId, cause: FlushCause) {
+        let frames = self.devs[d].nic.flush(cause);
         if frames.is_empty() {
             return;
         }
@@ -229,7 +240,7 @@ impl Node {
             .map(|f| f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes)
             .sum::<u64>()
             + self.cfg.nic.status_block_bytes;
-        self.dma.request(Chan::Rx, frames, bytes);
-        self.dma_next(eng, Chan::Rx);
+        self.devs[d].dma.request(Chan::Rx, frames, bytes);
+        self.dma_next(eng, d, Chan::Rx);
     }
 }

@@ -6,7 +6,8 @@
 //! again; accept() wakes one waiter (exclusive wait).
 
 use crate::engine::Engine;
-use crate::hw::frame::{FlowId, NodeAddr};
+use crate::hw::frame::{FlowId, FrameHeader, NodeAddr};
+use crate::node::netdev::DevId;
 use crate::node::{Ev, Node};
 use crate::stack::conn::{Conn, ConnId, Listener};
 use crate::stack::tcp::{Segment, State, Tcp};
@@ -19,6 +20,14 @@ impl Node {
             nodelay,
             ..Listener::default()
         });
+    }
+
+    /// The device at fabric address `addr` here.
+    pub(crate) fn dev_at(&self, addr: NodeAddr) -> DevId {
+        self.devs
+            .iter()
+            .position(|d| d.addr == addr)
+            .expect("a frame addressed to one of this node's devices")
     }
 
     /// Registers `conn` as flow `flow`'s socket here.
@@ -39,6 +48,7 @@ impl Node {
         nodelay: bool,
         active: bool,
         established: bool,
+        dev: DevId,
     ) -> Result<ConnId, String> {
         let cfg = &self.cfg;
         if active && self.ports_in_use >= cfg.tcp.ephemeral_ports {
@@ -54,7 +64,7 @@ impl Node {
             Tcp::new_closed(tcp, mtu, nodelay, flow)
         };
         self.ports_in_use += active as u32;
-        let mut conn = Conn::new(tcp, peer);
+        let mut conn = Conn::new(tcp, peer, dev);
         conn.active = active;
         Ok(self.add_conn(flow, conn))
     }
@@ -65,8 +75,9 @@ impl Node {
     pub(crate) fn passive_open(
         &mut self,
         eng: &mut Engine<Ev>,
+        p: usize,
         seg: &Segment,
-        from: NodeAddr,
+        hdr: &FrameHeader,
     ) -> bool {
         let Some(l) = &self.listener else {
             return false;
@@ -77,13 +88,20 @@ impl Node {
         }
         let nodelay = l.nodelay;
         let c = self
-            .open(seg.flow, from, nodelay, false, false)
+            .open(
+                seg.flow,
+                hdr.src,
+                nodelay,
+                false,
+                false,
+                self.dev_at(hdr.dst),
+            )
             .expect("a passive end holds no ephemeral port");
         let now = eng.now();
         let tcp = self.tcp_mut(c);
         tcp.passive_open(now, seg);
         let synack = tcp.output(now);
-        self.sq.xmit.extend(synack);
+        self.sq[p].xmit.extend(synack);
         true
     }
 
@@ -96,10 +114,10 @@ impl Node {
 
     /// Connection `c` finished its handshake: a connecting thread goes on; a passive end
     /// joins the accept queue and wakes one thread blocked in accept().
-    pub(crate) fn established(&mut self, c: ConnId) {
+    pub(crate) fn established(&mut self, p: usize, c: ConnId) {
         if self.conns[c].active {
             if let Some(t) = self.conns[c].writer.take() {
-                self.unblock(t);
+                self.unblock(p, t);
             }
             return;
         }
@@ -109,7 +127,7 @@ impl Node {
             .expect("a passive connection has a listener");
         l.ready.push_back(c);
         if let Some(t) = l.waiters.pop_front() {
-            self.unblock(t);
+            self.unblock(p, t);
         }
     }
 
@@ -122,9 +140,9 @@ impl Node {
 
     /// Connection `c`'s handshake gave up: a connecting thread's connect() returns (the socket
     /// ends `Done`), and its port is free.
-    pub(crate) fn handshake_failed(&mut self, c: ConnId) {
+    pub(crate) fn handshake_failed(&mut self, p: usize, c: ConnId) {
         if let Some(t) = self.conns[c].writer.take() {
-            self.unblock(t);
+            self.unblock(p, t);
         }
         self.retire(c);
     }

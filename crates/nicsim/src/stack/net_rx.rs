@@ -12,28 +12,30 @@ use crate::stack::Payload;
 use std::rc::Rc;
 
 impl Node {
-    /// The next step of the receive softirq on the protocol processor, or None when it ends.
-    pub(crate) fn softirq_job(&mut self) -> Option<Job> {
+    /// The next step of the receive softirq on processor `p`, or None when it ends. It polls
+    /// the devices whose protocol runs on `p`.
+    pub(crate) fn softirq_job(&mut self, p: usize) -> Option<Job> {
         let cfg = Rc::clone(&self.cfg);
         let c = &cfg.costs;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
-            s.sq.effect = Some(e);
+            s.sq[p].effect = Some(e);
             Some(job_of(Then::Softirq, pieces))
         };
-        if !self.sq.running {
-            self.sq.running = true;
-            self.sq.pending = false;
-            self.sq.budget_used = 0;
-            self.sq.poll_ending = false;
+        let sq = &mut self.sq[p];
+        if !sq.running {
+            sq.running = true;
+            sq.pending = false;
+            sq.budget_used = 0;
+            sq.poll_ending = false;
             return mk(self, Effect::None, &[self.piece(&c.softirq_dispatch, 0, 1)]);
         }
-        if let Some(seg) = self.sq.xmit.pop_front() {
+        if let Some(seg) = sq.xmit.pop_front() {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
                 .map(|j| j.with_data(Node::data(seg.flow, 0, 0, 0)));
         }
-        if let Some(tid) = self.sq.wake.pop_front() {
+        if let Some(tid) = sq.wake.pop_front() {
             let to = self.threads[tid].proc;
-            let ipi = if to != self.roles.protocol {
+            let ipi = if to != p {
                 self.notify_cost(to)
             } else {
                 Piece::default()
@@ -44,40 +46,46 @@ impl Node {
                 &[self.piece(&c.rx_wake, 0, 1), ipi],
             );
         }
-        if let Some((conn, k)) = self.sq.timers.pop_front() {
+        if let Some((conn, k)) = sq.timers.pop_front() {
             return mk(self, Effect::Timer(conn, k), &[self.piece(&c.timer, 0, 1)]);
         }
-        if let Some(conn) = self.sq.teardown.pop_front() {
+        if let Some(conn) = sq.teardown.pop_front() {
             let flow = self.conns[conn].tcp.flow;
             return mk(self, Effect::None, &[self.piece(&c.tcp_teardown, 0, 1)])
                 .map(|j| j.with_data(Node::data(flow, 0, 0, 0)));
         }
-        if self.nic.tx_done > 0 {
-            let n = self.nic.tx_done;
-            self.nic.tx_done = 0;
+        let done = (0..self.devs.len())
+            .find(|&d| self.devs[d].protocol == p && self.devs[d].nic.tx_done > 0);
+        if let Some(d) = done {
+            let n = std::mem::take(&mut self.devs[d].nic.tx_done);
             return mk(
                 self,
-                Effect::Reclaim(n),
+                Effect::Reclaim { dev: d, frames: n },
                 &[
                     self.piece(&c.tx_complete, 0, n),
                     self.piece(&c.skb_free, 0, n),
                 ],
             );
         }
-        if self.sq.budget_used >= self.cfg.napi.budget {
+        let sq = &mut self.sq[p];
+        if sq.budget_used >= self.cfg.napi.budget {
             // Budget spent: defer the rest and let process context run (ksoftirqd-like).
-            self.sq.running = false;
-            self.sq.pending = true;
-            self.sq.yielded = true;
+            sq.running = false;
+            sq.pending = true;
+            sq.yielded = true;
             return None;
         }
         {
             let frame = match self.roles.receive {
-                Receive::NapiPoll => self.nic.take_rx(),
-                Receive::NetifRx | Receive::RingAccumulate => self.sq.backlog.pop_front(),
+                Receive::NapiPoll => self
+                    .devs
+                    .iter_mut()
+                    .filter(|d| d.protocol == p)
+                    .find_map(|d| d.nic.take_rx()),
+                Receive::NetifRx | Receive::RingAccumulate => self.sq[p].backlog.pop_front(),
             };
             if let Some(f) = frame {
-                self.sq.budget_used += 1;
+                self.sq[p].budget_used += 1;
                 let bytes = f.hdr.payload_bytes();
                 let (seq, transport) = match f.payload {
                     Payload::Tcp(s) => (s.seq, &c.rx_tcp),
@@ -115,12 +123,12 @@ impl Node {
             }
         }
         // Nothing left: a NAPI poll ends by re-enabling device interrupts.
-        if self.roles.receive == Receive::NapiPoll && !self.sq.poll_ending {
-            self.sq.poll_ending = true;
+        if self.roles.receive == Receive::NapiPoll && !self.sq[p].poll_ending {
+            self.sq[p].poll_ending = true;
             return mk(self, Effect::PollEnd, &[self.piece(&c.rx_poll_end, 0, 1)]);
         }
-        self.sq.running = false;
-        self.sq.poll_ending = false;
+        self.sq[p].running = false;
+        self.sq[p].poll_ending = false;
         None
     }
 
@@ -161,20 +169,29 @@ impl Node {
         v
     }
 
-    pub(crate) fn apply_softirq(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, e: Effect) {
+    pub(crate) fn apply_softirq(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        p: usize,
+        e: Effect,
+    ) {
         match e {
             Effect::None => {}
             Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
-            Effect::Wake(tid) => self.wake(eng, wire, tid),
-            Effect::Timer(conn, k) => self.fire_timer(eng, conn, k),
-            Effect::Reclaim(n) => self.reclaim(eng, n),
+            Effect::Wake(tid) => self.wake(eng, wire, p, tid),
+            Effect::Timer(conn, k) => self.fire_timer(eng, p, conn, k),
+            Effect::Reclaim { dev, frames } => self.reclaim(eng, p, dev, frames),
             Effect::RxPacket(f) => match f.payload {
-                Payload::Udp => self.udp_input(f),
-                _ => self.tcp_input(eng, f),
+                Payload::Udp => self.udp_input(p, f),
+                _ => self.tcp_input(eng, p, f),
             },
             Effect::PollEnd => {
-                if self.nic.unmask() {
-                    self.raise_nic_irq(eng);
+                // The poll re-enables the interrupts of the devices it polled.
+                for d in 0..self.devs.len() {
+                    if self.devs[d].protocol == p && self.devs[d].nic.unmask() {
+                        self.raise_nic_irq(eng, d);
+                    }
                 }
             }
             _ => unreachable!("thread effect in softirq"),

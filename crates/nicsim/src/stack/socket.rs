@@ -44,7 +44,7 @@ impl Node {
     }
 
     /// IP and TCP input for one frame, on the protocol processor.
-    pub(crate) fn tcp_input(&mut self, eng: &mut Engine<Ev>, f: Frame) {
+    pub(crate) fn tcp_input(&mut self, eng: &mut Engine<Ev>, p: usize, f: Frame) {
         let Payload::Tcp(seg) = f.payload else {
             self.stats.raw_delivered += 1;
             self.stats.raw_delivered_bytes += f.hdr.payload_bytes();
@@ -54,7 +54,7 @@ impl Node {
             .conn_of(f.hdr.flow)
             .filter(|&c| self.conns[c].tcp.state() != State::Done);
         let Some(c) = live else {
-            if seg.syn() && self.passive_open(eng, &seg, f.hdr.src) {
+            if seg.syn() && self.passive_open(eng, p, &seg, &f.hdr) {
                 return;
             }
             // No socket: Linux answers with a reset; the payload goes nowhere.
@@ -77,70 +77,71 @@ impl Node {
         let r = self.tcp_mut(c).on_segment(now, &seg);
         if r.ack_now {
             let a = self.tcp_mut(c).make_ack();
-            self.sq.xmit.push_back(a);
+            self.sq[p].xmit.push_back(a);
         }
         if r.acked_new {
             let segs = self.tcp_mut(c).output(now);
-            self.sq.xmit.extend(segs);
+            self.sq[p].xmit.extend(segs);
         }
         if r.delivered_bytes > 0 {
             if let Some(t) = self.conns[c].reader.take() {
-                self.unblock(t);
+                self.unblock(p, t);
             }
         }
         if r.space_freed && self.conns[c].tcp.send_space() > 0 {
             if let Some(t) = self.conns[c].writer.take() {
-                self.unblock(t);
+                self.unblock(p, t);
             }
         }
         if r.established || r.fin || r.time_wait || r.closed {
-            self.state_changed(c, r);
+            self.state_changed(p, c, r);
         }
     }
 
     /// Connection `c`'s handshake or teardown moved on.
-    fn state_changed(&mut self, c: ConnId, r: Input) {
+    fn state_changed(&mut self, p: usize, c: ConnId, r: Input) {
         if r.established {
-            self.established(c);
+            self.established(p, c);
         }
         if r.fin {
             // The end of the stream: a blocked reader's read() returns.
             if let Some(t) = self.conns[c].reader.take() {
-                self.unblock(t);
+                self.unblock(p, t);
             }
         }
         if r.time_wait || r.closed {
-            self.sq.teardown.push_back(c);
+            self.sq[p].teardown.push_back(c);
         }
         if r.closed {
             self.retire(c);
         }
     }
 
-    pub(crate) fn unblock(&mut self, tid: usize) {
+    /// Thread `tid` may run again: processor `p`'s softirq (running now) wakes it.
+    pub(crate) fn unblock(&mut self, p: usize, tid: usize) {
         self.threads[tid].blocked = None;
-        self.sq.wake.push_back(tid);
+        self.sq[p].wake.push_back(tid);
     }
 
-    pub(crate) fn fire_timer(&mut self, eng: &mut Engine<Ev>, c: ConnId, k: TimerKind) {
+    pub(crate) fn fire_timer(&mut self, eng: &mut Engine<Ev>, p: usize, c: ConnId, k: TimerKind) {
         let now = eng.now();
         let tcp = self.tcp_mut(c);
         match k {
             TimerKind::Delack => {
                 let a = tcp.make_ack();
-                self.sq.xmit.push_back(a);
+                self.sq[p].xmit.push_back(a);
             }
             TimerKind::Rto => {
                 let segs = tcp.output(now);
                 let gave_up = tcp.state() == State::Done;
-                self.sq.xmit.extend(segs);
+                self.sq[p].xmit.extend(segs);
                 if gave_up {
-                    self.handshake_failed(c);
+                    self.handshake_failed(p, c);
                 }
             }
             TimerKind::Persist => {
                 let probe = tcp.on_persist(now);
-                self.sq.xmit.extend(probe);
+                self.sq[p].xmit.extend(probe);
             }
             TimerKind::TimeWait => self.retire(c),
         }
@@ -174,6 +175,12 @@ impl Node {
         self.dirty.clear();
     }
 
+    /// The processor that runs the protocol for flow `flow`'s device here.
+    pub(crate) fn protocol_of(&self, flow: FlowId) -> usize {
+        let c = self.conn_of(flow).expect("a segment of an open connection");
+        self.devs[self.conns[c].dev].protocol
+    }
+
     /// Header bytes TCP and IP add to a segment's payload.
     pub(crate) fn header_bytes(&self) -> u64 {
         tcp::header_bytes(self.cfg.tcp.timestamps)
@@ -195,9 +202,10 @@ impl Node {
             TimerKind::TimeWait => tcp.on_time_wait(at),
         };
         if fire {
-            self.sq.timers.push_back((c, k));
-            self.sq.pending = true;
-            let p = self.roles.protocol;
+            // The timer softirq of the processor that runs the connection's protocol.
+            let p = self.devs[self.conns[c].dev].protocol;
+            self.sq[p].timers.push_back((c, k));
+            self.sq[p].pending = true;
             self.kick(eng, wire, p);
         }
     }
@@ -216,10 +224,10 @@ impl Node {
             self.threads[tid].xmit.extend(segs);
             return;
         }
-        self.sq.xmit.extend(segs);
-        let to = self.roles.protocol;
+        let to = self.protocol_of(segs[0].flow);
+        self.sq[to].xmit.extend(segs);
         if self.threads[tid].proc == to {
-            self.raise_softirq_local();
+            self.raise_softirq_local(to);
             self.kick(eng, wire, to);
         } else {
             self.notify(eng, to, Notice::RaiseSoftirq);

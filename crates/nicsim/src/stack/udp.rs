@@ -24,6 +24,8 @@ pub const UDP_IP_HEADER_BYTES: u64 = 28;
 pub struct UdpSock {
     pub flow: FlowId,
     pub peer: NodeAddr,
+    /// The network device (index on its node) it sends and receives on.
+    pub dev: usize,
     sndbuf: u64,
     rcvbuf: u64,
     /// Bytes charged for sent datagrams the driver has not reclaimed.
@@ -44,10 +46,11 @@ pub struct UdpSock {
 }
 
 impl UdpSock {
-    pub fn new(flow: FlowId, peer: NodeAddr, buffer_bytes: u64, overhead: u64) -> Self {
+    pub fn new(flow: FlowId, peer: NodeAddr, buffer_bytes: u64, overhead: u64, dev: usize) -> Self {
         UdpSock {
             flow,
             peer,
+            dev,
             sndbuf: buffer_bytes,
             rcvbuf: buffer_bytes,
             wmem: 0,
@@ -144,7 +147,7 @@ mod tests {
 
     #[test]
     fn a_full_receive_buffer_drops_and_counts_and_reading_makes_room() {
-        let mut s = UdpSock::new(1, 0, 10_000, 200);
+        let mut s = UdpSock::new(1, 0, 10_000, 200, 0);
         // 4,000 + 200 per datagram: two fit, the third would reach the limit.
         assert!(s.deliver(4000) && s.deliver(4000));
         assert!(!s.deliver(4000));
@@ -157,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_sender_may_allocate_while_its_buffer_is_below_the_limit() {
-        let mut s = UdpSock::new(1, 0, 10_000, 0);
+        let mut s = UdpSock::new(1, 0, 10_000, 0, 0);
         s.sent(6000);
         assert!(s.can_send());
         s.sent(6000);

@@ -5,6 +5,7 @@
 
 use crate::config::CATEGORY_COUNT;
 use crate::hw::cpu::Processor;
+use crate::hw::nic::NicStats;
 use crate::node::Node;
 use crate::stack::tcp::TcpStats;
 
@@ -35,6 +36,11 @@ const fn c(key: &'static str, unit: Unit, read: fn(&Node) -> f64) -> Counter {
     Counter { key, unit, read }
 }
 
+/// A NIC counter summed over the node's devices.
+fn nic_sum(n: &Node, f: fn(&NicStats) -> u64) -> f64 {
+    n.devs.iter().map(|d| f(&d.nic.stats)).sum::<u64>() as f64
+}
+
 /// A TCP counter summed over the node's connections.
 fn tcp_sum(n: &Node, f: fn(&TcpStats) -> u64) -> f64 {
     n.conns.iter().map(|c| f(&c.tcp.stats)).sum::<u64>() as f64
@@ -43,7 +49,9 @@ fn tcp_sum(n: &Node, f: fn(&TcpStats) -> u64) -> f64 {
 pub const NODE_COUNTERS: &[Counter] = &[
     c("io_bus_utilisation", Unit::Busy, |n| n.io.busy_ps as f64),
     c("io_transactions", Unit::Count, |n| n.io.transactions as f64),
-    c("dma_bytes", Unit::Count, |n| n.dma.bytes as f64),
+    c("dma_bytes", Unit::Count, |n| {
+        n.devs.iter().map(|d| d.dma.bytes).sum::<u64>() as f64
+    }),
     c("north_bridge_collisions", Unit::Count, |n| {
         let nb = &n.mem.nb;
         (nb.cpu.iter().map(|c| c.collisions).sum::<u64>() + nb.dma.collisions) as f64
@@ -64,7 +72,7 @@ pub const NODE_COUNTERS: &[Counter] = &[
         n.conns.iter().map(|c| c.bytes_read).sum::<u64>() as f64
     }),
     c("rx_dropped_ring_frames", Unit::Count, |n| {
-        n.nic.stats.rx_dropped_ring as f64
+        nic_sum(n, |s| s.rx_dropped_ring)
     }),
     c("retransmitted_bytes", Unit::Count, |n| {
         tcp_sum(n, |s| s.retransmitted_bytes)
@@ -83,16 +91,16 @@ pub const NODE_COUNTERS: &[Counter] = &[
         tcp_sum(n, |s| s.fast_retransmits)
     }),
     c("nic_irqs_raised", Unit::Count, |n| {
-        n.nic.stats.irqs_raised as f64
+        nic_sum(n, |s| s.irqs_raised)
     }),
     c("ring_flushes.full", Unit::Count, |n| {
-        n.nic.stats.flush_full as f64
+        nic_sum(n, |s| s.flush_full)
     }),
     c("ring_flushes.idle", Unit::Count, |n| {
-        n.nic.stats.flush_idle as f64
+        nic_sum(n, |s| s.flush_idle)
     }),
     c("ring_flushes.push", Unit::Count, |n| {
-        n.nic.stats.flush_push as f64
+        nic_sum(n, |s| s.flush_push)
     }),
     c("connections.opened", Unit::Count, |n| {
         n.stats.connections_opened as f64

@@ -9,17 +9,19 @@ impl Node {
     /// Payload bytes of the frames `keep` selects held anywhere inside this node's receive
     /// side (rings, DMA, backlog, the softirq's frame in hand).
     pub fn rx_payload_in_flight(&self, keep: impl Fn(&FrameHeader) -> bool) -> u64 {
-        let in_hand = match &self.sq.effect {
+        let in_hand = self.sq.iter().filter_map(|q| match &q.effect {
             Some(Effect::RxPacket(f)) => Some(f),
             _ => None,
-        };
-        self.nic
-            .rx_ready
-            .iter()
-            .chain(self.dma.pending(Chan::Rx))
-            .chain(&self.nic.acc)
-            .chain(&self.sq.backlog)
-            .chain(&self.delivered)
+        });
+        let devs = self.devs.iter().flat_map(|d| {
+            d.nic
+                .rx_ready
+                .iter()
+                .chain(d.dma.pending(Chan::Rx))
+                .chain(&d.nic.acc)
+                .chain(&d.delivered)
+        });
+        devs.chain(self.sq.iter().flat_map(|q| &q.backlog))
             .chain(in_hand)
             .filter(|f| keep(&f.hdr))
             .map(|f| f.hdr.payload_bytes())
@@ -29,9 +31,9 @@ impl Node {
     /// Payload bytes of the frames `keep` selects posted for transmission but not yet on
     /// the wire.
     pub fn tx_payload_in_flight(&self, keep: impl Fn(&FrameHeader) -> bool) -> u64 {
-        self.qdisc
+        self.devs
             .iter()
-            .chain(self.dma.pending(Chan::Tx))
+            .flat_map(|d| d.qdisc.iter().chain(d.dma.pending(Chan::Tx)))
             .filter(|f| keep(&f.hdr))
             .map(|f| f.hdr.payload_bytes())
             .sum()

@@ -139,7 +139,7 @@ impl Workload for PacketGen {
             "window_s": secs,
             "offered_pps": (self.offered.0 - self.offered.1) as f64 / secs,
             "delivered_pps": *delivered as f64 / secs,
-            "ring_dropped_frames": n1.nic.stats.rx_dropped_ring,
+            "ring_dropped_frames": n1.devs[0].nic.stats.rx_dropped_ring,
             "backlog_dropped_frames": n1.stats.backlog_dropped,
             "processors": procs,
             "nodes": nodes,

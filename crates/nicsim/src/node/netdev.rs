@@ -1,0 +1,61 @@
+//! One network device of a node (Linux's `net_device`): the NIC with its rings, its DMA
+//! engine, and the driver's state for it (the qdisc, bursts delivered to host memory, the
+//! transmit FIFO's hold, datagrams awaiting reclaim); its address on the fabric; and which
+//! processor takes its interrupt (its affinity) and which runs its protocol softirq.
+
+use crate::hw::dma::DmaEngine;
+use crate::hw::frame::NodeAddr;
+use crate::hw::nic::Nic;
+use crate::stack::udp::UdpId;
+use crate::stack::{Frame, Payload};
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// Index of a device in its node's table.
+pub type DevId = usize;
+
+pub struct NetDev {
+    pub nic: Nic<Payload>,
+    pub(crate) dma: DmaEngine<Frame>,
+    /// Its port on the fabric: frames to this address arrive here.
+    pub addr: NodeAddr,
+    /// The processor its interrupt is steered to (it runs the hardirq and the driver).
+    pub irq: usize,
+    /// The processor whose softirq polls it and runs the protocol for its frames.
+    pub protocol: usize,
+    /// Packets waiting for a transmit descriptor (the queueing discipline).
+    pub(crate) qdisc: VecDeque<Frame>,
+    /// Frames a ring-accumulation burst put in host memory, waiting for the driver.
+    pub(crate) delivered: VecDeque<Frame>,
+    /// The transmit DMA waits for the MAC's FIFO to drain until then.
+    pub(crate) tx_hold_until: Time,
+    /// Frames queued for transmission and reclaimed after it, counted since the start; a
+    /// UDP datagram's send buffer is freed when the count reclaimed passes its number.
+    pub(crate) tx_queued: u64,
+    pub(crate) tx_reclaimed: u64,
+    pub(crate) udp_unreclaimed: VecDeque<(u64, UdpId, u64)>,
+}
+
+impl NetDev {
+    pub fn new(
+        nic: Nic<Payload>,
+        dma: DmaEngine<Frame>,
+        addr: NodeAddr,
+        irq: usize,
+        protocol: usize,
+    ) -> Self {
+        NetDev {
+            nic,
+            dma,
+            addr,
+            irq,
+            protocol,
+            qdisc: VecDeque::new(),
+            delivered: VecDeque::new(),
+            tx_hold_until: Time::ZERO,
+            tx_queued: 0,
+            tx_reclaimed: 0,
+            udp_unreclaimed: VecDeque::new(),
+        }
+    }
+}
