@@ -88,6 +88,16 @@ def test_a_datagram_larger_than_a_frame_is_one_line():
     assert r.returncode != 0 and len(lines) == 1 and "workload.netperf.msg_bytes" in lines[0], r.stderr
 
 
+def test_a_server_with_two_nics_spreads_their_interrupts_over_its_cpus():
+    out = run_netperf("ortiz2008-two-nics", SHORT, connections=2, msg_size="64 KiB")
+    assert out["netperf"]["clients"] == 2 and out["netperf"]["server"] == "node2"
+    cpu0, cpu1 = out["processors"]["node2.cpu0"], out["processors"]["node2.cpu1"]
+    assert cpu0["nic_irq_per_s"] > 0 and cpu1["nic_irq_per_s"] > 0
+    assert cpu1["busy"]["tcpip"] > 0
+    one = run_netperf("ortiz2008-base", SHORT, msg_size="64 KiB")["netperf"]
+    assert out["netperf"]["aggregate"]["throughput_mbps"] > 1.2 * one["aggregate"]["throughput_mbps"]
+
+
 def test_ephemeral_ports_running_out_is_one_line():
     r = cli("netperf", "ortiz2008-base", "--test", "TCP_CRR", "--duration", "100 ms", "--set", "tcp.ephemeral_ports=10")
     lines = r.stderr.strip().splitlines()

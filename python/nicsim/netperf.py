@@ -39,7 +39,7 @@ def netperf_sets(sets: list[str] | dict | None, test=None, connections=None, cli
         s["topology.clients"] = clients
         if clients > 1:
             # More than two nodes need the switch: the option says so in its help.
-            s["switch.present"] = True
+            s.setdefault("switch.present", True)
     for key, v in (("msg_bytes", msg_size), ("duration_ps", duration), ("warmup_ps", warmup)):
         if v is not None:
             s[f"workload.netperf.{key}"] = v

@@ -81,7 +81,7 @@ impl World {
         // Clients have one device each, at addresses 0 .. clients; the server's follow.
         let mut addr_dev: Vec<(usize, DevId)> = (0..clients).map(|i| (i, 0)).collect();
         addr_dev.extend((0..nics).map(|d| (clients, d)));
-        let host_cpus = cfg.cpu.count as usize;
+        let host_cpus = cfg.cpu.count;
         let irq = |d: usize| match cfg.topology.server_nic_irq {
             NicIrq::Same => None,
             NicIrq::Spread => Some(d % host_cpus),

@@ -69,7 +69,7 @@ impl<P: Copy> Fabric<P> {
         switch: Option<SwitchParams>,
     ) -> Self {
         assert!(
-            switch.is_some() || nodes % 2 == 0,
+            switch.is_some() || nodes.is_multiple_of(2),
             "links join ports in pairs"
         );
         Fabric {

@@ -387,4 +387,5 @@ mod packet_gen_window {
 }
 mod lifecycle;
 mod many;
+mod nics;
 mod udp;
