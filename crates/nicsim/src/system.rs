@@ -8,6 +8,7 @@ use crate::engine::Engine;
 use crate::hw::dma::Chan;
 use crate::hw::fabric::SwitchParams;
 use crate::hw::frame::{FlowId, FrameHeader, NodeAddr};
+use crate::hw::nic::rss_queue;
 use crate::node::netdev::DevId;
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::{Op, Priority};
@@ -28,10 +29,11 @@ pub struct World {
     /// A node finds its end's socket by the flow id (`Node::conn_of`), once the handshake
     /// has made it.
     flows: Vec<[NodeAddr; 2]>,
-    /// The node and device behind each fabric address.
-    addr_dev: Vec<(usize, DevId)>,
-    /// The server's next device for a connection through the switch (round-robin).
-    next_dev: usize,
+    /// The node behind each fabric address, its first device there, and how many (RSS
+    /// receive queues, each a device of its own with its ring and interrupt).
+    addr_dev: Vec<(usize, DevId, usize)>,
+    /// The server's next NIC for a connection through the switch (round-robin).
+    next_port: usize,
     pub link_payload_bps: f64,
     /// Payload bytes a workload injected at node1's MAC (they did not come from node0's TCP).
     injected_bytes: u64,
@@ -78,9 +80,11 @@ impl World {
             ));
         }
         let shared = std::rc::Rc::new(cfg.clone());
-        // Clients have one device each, at addresses 0 .. clients; the server's follow.
-        let mut addr_dev: Vec<(usize, DevId)> = (0..clients).map(|i| (i, 0)).collect();
-        addr_dev.extend((0..nics).map(|d| (clients, d)));
+        // Clients have one device each, at addresses 0 .. clients; the server's NICs follow,
+        // each with one device per receive queue.
+        let queues = cfg.topology.server_rx_queues.max(1) as usize;
+        let mut addr_dev: Vec<(usize, DevId, usize)> = (0..clients).map(|i| (i, 0, 1)).collect();
+        addr_dev.extend((0..nics).map(|k| (clients, k * queues, queues)));
         let host_cpus = cfg.cpu.count;
         let irq = |d: usize| match cfg.topology.server_nic_irq {
             NicIrq::Same => None,
@@ -88,12 +92,16 @@ impl World {
         };
         let nodes = (0..n)
             .map(|i| {
-                let devs: Vec<(NodeAddr, Option<usize>)> = addr_dev
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &(node, _))| node == i)
-                    .map(|(a, &(_, d))| (a as NodeAddr, if i == clients { irq(d) } else { None }))
-                    .collect();
+                let mut devs: Vec<(NodeAddr, Option<usize>)> = Vec::new();
+                for (a, &(node, first, count)) in addr_dev.iter().enumerate() {
+                    if node == i {
+                        let server = i == clients;
+                        devs.extend(
+                            (first..first + count)
+                                .map(|d| (a as NodeAddr, irq(d).filter(|_| server))),
+                        );
+                    }
+                }
                 Node::new(i as u8, &shared, &devs)
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -117,7 +125,7 @@ impl World {
             ),
             flows: vec![[0, 1]],
             addr_dev,
-            next_dev: 0,
+            next_port: 0,
             link_payload_bps: crate::derived::link_payload_bps(cfg),
             injected_bytes: 0,
             cfg: cfg.clone(),
@@ -141,21 +149,36 @@ impl World {
         Ok(flow as FlowId)
     }
 
-    /// The devices a flow from node `a` to node `b` uses at each end: `a`'s first, and `b`'s
-    /// linked to it, or through the switch the next of `b`'s in turn (round-robin).
-    fn route(&mut self, a: usize, b: usize) -> ((DevId, NodeAddr), (DevId, NodeAddr)) {
-        let addr = |w: &World, node: usize, dev: DevId| w.nodes[node].devs[dev].addr;
-        let devs_b = self.nodes[b].devs.len();
-        let db = if self.cfg.switch.present {
-            self.next_dev += 1;
-            (self.next_dev - 1) % devs_b
+    /// The devices flow `flow` from node `a` to node `b` uses at each end: `a`'s first, and on
+    /// `b` the NIC linked to it, or through the switch the next of `b`'s NICs in turn
+    /// (round-robin); on that NIC, the receive queue RSS hashes the flow to.
+    fn route(
+        &mut self,
+        a: usize,
+        b: usize,
+        flow: FlowId,
+    ) -> ((DevId, NodeAddr), (DevId, NodeAddr)) {
+        let aa = self.nodes[a].devs[0].addr;
+        let port = if self.cfg.switch.present {
+            let ports: Vec<usize> = (0..self.addr_dev.len())
+                .filter(|&p| self.addr_dev[p].0 == b)
+                .collect();
+            self.next_port += 1;
+            ports[(self.next_port - 1) % ports.len()]
         } else {
             // Port i is linked to port i + n/2.
-            let half = self.addr_dev.len() / 2;
-            let peer = (addr(self, a, 0) as usize + half) % self.addr_dev.len();
-            self.addr_dev[peer].1
+            (aa as usize + self.addr_dev.len() / 2) % self.addr_dev.len()
         };
-        ((0, addr(self, a, 0)), (db, addr(self, b, db)))
+        (
+            (0, aa),
+            (self.dev_for(port as NodeAddr, flow), port as NodeAddr),
+        )
+    }
+
+    /// The device at fabric address `addr` that receives flow `flow` (its RSS queue).
+    fn dev_for(&self, addr: NodeAddr, flow: FlowId) -> DevId {
+        let (_, first, queues) = self.addr_dev[addr as usize];
+        first + rss_queue(flow, queues)
     }
 
     /// A connected socket pair between nodes `a` and `b`, established before the run starts
@@ -167,7 +190,7 @@ impl World {
         nodelay: bool,
     ) -> Result<(ConnId, ConnId), String> {
         let flow = self.new_flow(a, b)?;
-        let ((da, aa), (db, ab)) = self.route(a, b);
+        let ((da, aa), (db, ab)) = self.route(a, b, flow);
         let ca = self.nodes[a].open(flow, ab, nodelay, true, true, da)?;
         let cb = self.nodes[b].open(flow, aa, nodelay, false, true, db)?;
         Ok((ca, cb))
@@ -177,14 +200,14 @@ impl World {
     /// `Op::Connect` on it runs the handshake. Its index on `a`.
     pub fn socket(&mut self, a: usize, b: usize, nodelay: bool) -> Result<ConnId, String> {
         let flow = self.new_flow(a, b)?;
-        let ((da, _), (_, ab)) = self.route(a, b);
+        let ((da, _), (_, ab)) = self.route(a, b, flow);
         self.nodes[a].open(flow, ab, nodelay, true, false, da)
     }
 
     /// A pair of UDP sockets bound to one flow between nodes `a` and `b`; their indices there.
     pub fn udp_pair(&mut self, a: usize, b: usize) -> Result<(UdpId, UdpId), String> {
         let flow = self.new_flow(a, b)?;
-        let ((da, aa), (db, ab)) = self.route(a, b);
+        let ((da, aa), (db, ab)) = self.route(a, b, flow);
         let ua = self.nodes[a].open_udp(flow, ab, da);
         let ub = self.nodes[b].open_udp(flow, aa, db);
         Ok((ua, ub))
@@ -213,7 +236,8 @@ impl World {
             }
             Ev::Arrive { addr } => {
                 let f = w.arrive(addr);
-                let (node, dev) = self.addr_dev[addr as usize];
+                let (node, first, queues) = self.addr_dev[addr as usize];
+                let dev = first + rss_queue(f.hdr.flow, queues);
                 nodes[node].on_arrive(e, w, dev, f);
             }
             Ev::SwitchIn { port } => {

@@ -153,6 +153,8 @@ pub struct Topology {
     pub server_nics: u32,
     /// Which processor takes each server NIC's interrupt.
     pub server_nic_irq: NicIrq,
+    /// Receive queues per server NIC, flows hashed over them (RSS); 1: no RSS.
+    pub server_rx_queues: u32,
 }
 
 /// Interrupt affinity of the server's NICs.
@@ -161,7 +163,7 @@ pub struct Topology {
 pub enum NicIrq {
     /// Every NIC on the placement's `irq_target` (Linux without irqbalance: all on CPU0).
     Same,
-    /// NIC k on host CPU k modulo the number of host CPUs.
+    /// NIC k (with RSS: queue k over all NICs) on host CPU k modulo the number of host CPUs.
     Spread,
 }
 

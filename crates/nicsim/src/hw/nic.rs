@@ -3,7 +3,7 @@
 //! on-board memory (host-path §4.7, §5.5.4). DMA timing lives in `dma.rs`; this file holds
 //! the decisions. It reads frame headers only; `P` is the payload it never inspects.
 
-use crate::hw::frame::Frame;
+use crate::hw::frame::{FlowId, Frame};
 use crate::hw::link::{ETH_HEADER_BYTES, FCS_BYTES};
 use crate::units::{Duration, Time};
 use std::collections::VecDeque;
@@ -37,6 +37,13 @@ pub struct NicStats {
     pub flush_push: u64,
     pub acks_consumed_on_nic: u64,
     pub max_rx_ring_occupancy: u32,
+}
+
+/// RSS: the receive queue (of `queues`) a flow's frames go to. A fixed multiplicative hash
+/// of the flow id stands in for the Toeplitz hash of the 4-tuple: every frame of a flow lands
+/// on one queue, and flows spread evenly.
+pub fn rss_queue(flow: FlowId, queues: usize) -> usize {
+    ((flow as u32).wrapping_mul(0x9E37_79B1) >> 16) as usize % queues.max(1)
 }
 
 #[derive(Clone, Copy, Debug)]

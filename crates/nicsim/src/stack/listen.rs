@@ -7,6 +7,7 @@
 
 use crate::engine::Engine;
 use crate::hw::frame::{FlowId, FrameHeader, NodeAddr};
+use crate::hw::nic::rss_queue;
 use crate::node::netdev::DevId;
 use crate::node::{Ev, Node};
 use crate::stack::conn::{Conn, ConnId, Listener};
@@ -22,12 +23,12 @@ impl Node {
         });
     }
 
-    /// The device at fabric address `addr` here.
-    pub(crate) fn dev_at(&self, addr: NodeAddr) -> DevId {
-        self.devs
-            .iter()
-            .position(|d| d.addr == addr)
-            .expect("a frame addressed to one of this node's devices")
+    /// The device at fabric address `addr` here that receives flow `flow` (its RSS queue).
+    pub(crate) fn dev_for(&self, addr: NodeAddr, flow: FlowId) -> DevId {
+        let first = self.devs.iter().position(|d| d.addr == addr);
+        let first = first.expect("a frame addressed to one of this node's devices");
+        let queues = self.devs.iter().filter(|d| d.addr == addr).count();
+        first + rss_queue(flow, queues)
     }
 
     /// Registers `conn` as flow `flow`'s socket here.
@@ -94,7 +95,7 @@ impl Node {
                 nodelay,
                 false,
                 false,
-                self.dev_at(hdr.dst),
+                self.dev_for(hdr.dst, seg.flow),
             )
             .expect("a passive end holds no ephemeral port");
         let now = eng.now();

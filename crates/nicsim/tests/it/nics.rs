@@ -93,3 +93,28 @@ fn a_topology_the_links_cannot_join_is_refused_in_one_line() {
     let e = World::new(&c).err().unwrap();
     assert!(e.contains("topology.server_nics = 2"), "{e}");
 }
+
+#[test]
+fn rss_keeps_each_flow_on_one_queue_and_spreads_flows_over_the_queues() {
+    let mut c = two_nic_server(1, 1, NicIrq::Spread, false);
+    c.topology.server_rx_queues = 2;
+    c.workload.netperf.connections = 6;
+    let (w, v) = drive(&c);
+    let server = &w.nodes[w.server()];
+    assert_eq!(server.devs.len(), 2);
+    for (d, dev) in server.devs.iter().enumerate() {
+        let conns: Vec<_> = server.conns.iter().filter(|c| c.dev == d).collect();
+        assert!(!conns.is_empty(), "the hash puts flows on queue {d}");
+        // Every byte queue d took belongs to a flow RSS put on it: data frames carry the
+        // payload and at most 100 bytes of headers each.
+        let payload: u64 = conns.iter().map(|c| c.rx_payload_bytes).sum();
+        let s = &dev.nic.stats;
+        assert!(
+            s.rx_bytes >= payload && s.rx_bytes <= payload + 100 * s.rx_frames,
+            "queue {d}"
+        );
+    }
+    // Each queue interrupts its own CPU.
+    assert!(busy(&v, "node1.cpu0", "nic_irq_per_s") > 0.0);
+    assert!(busy(&v, "node1.cpu1", "nic_irq_per_s") > 0.0);
+}
