@@ -223,6 +223,16 @@ impl World {
         self.nodes[node].spawn(proc, prio)
     }
 
+    /// A thread on `node` that starts on processor `proc` and may migrate when it wakes.
+    pub fn spawn_free(
+        &mut self,
+        node: usize,
+        proc: usize,
+        prio: Priority,
+    ) -> Result<usize, String> {
+        self.nodes[node].spawn_free(proc, prio)
+    }
+
     /// Executes one event; returns false when the queue is empty.
     pub fn step(&mut self) -> bool {
         let Some((_, ev)) = self.eng.pop() else {

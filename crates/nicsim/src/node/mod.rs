@@ -54,6 +54,8 @@ pub struct Node {
     /// UDP sockets, and their index here by flow id.
     pub udp: Vec<UdpSock>,
     pub(crate) udp_flows: FlowMap,
+    /// Poll sets (epoll interest lists) of connections.
+    pub(crate) poll_sets: Vec<Vec<ConnId>>,
     /// The listening socket, if anything listens here.
     pub listener: Option<Listener>,
     /// Ephemeral ports held by connections this node opened (until each finishes).
@@ -176,6 +178,7 @@ impl Node {
             flows: FlowMap::default(),
             udp: Vec::new(),
             udp_flows: FlowMap::default(),
+            poll_sets: Vec::new(),
             listener: None,
             ports_in_use: 0,
             dirty: Vec::new(),

@@ -26,8 +26,46 @@ impl Node {
                     .join(", ")
             ));
         }
-        self.threads.push(Thread::new(proc, prio));
+        self.threads.push(Thread::new(proc, prio, true));
         Ok(self.threads.len() - 1)
+    }
+
+    /// A new thread that starts on processor `proc` and may migrate when it wakes.
+    pub fn spawn_free(&mut self, proc: usize, prio: Priority) -> Result<usize, String> {
+        let t = self.spawn(proc, prio)?;
+        self.threads[t].pinned = false;
+        Ok(t)
+    }
+
+    /// An unpinned thread about to become runnable stays on its processor if that is idle,
+    /// else moves to the first idle host processor, else stays (Linux 2.6's wake-up
+    /// balancing, simplified: no periodic rebalancing, no cache-affinity cost).
+    fn place(&mut self, tid: usize) {
+        let t = &self.threads[tid];
+        let idle = |p: usize| {
+            self.procs[p].running.is_none()
+                && self.runq[p].next_after(None).is_none()
+                && !self.sq[p].pending
+        };
+        if t.pinned || idle(t.proc) {
+            return;
+        }
+        let host = (0..self.procs.len()).filter(|&p| !self.procs[p].id.is_nic());
+        if let Some(p) = host.into_iter().find(|&p| idle(p)) {
+            self.threads[tid].proc = p;
+            self.stats.migrations += 1;
+        }
+    }
+
+    /// A poll set (an epoll instance's interest list) over connections `conns`; its id.
+    pub fn poll_set(&mut self, conns: Vec<ConnId>) -> usize {
+        self.poll_sets.push(conns);
+        self.poll_sets.len() - 1
+    }
+
+    /// Adds connection `conn` to poll set `set` (epoll_ctl ADD).
+    pub fn poll_add(&mut self, set: usize, conn: ConnId) {
+        self.poll_sets[set].push(conn);
     }
 
     /// Puts thread `tid` on its processor's run queue, or takes it off.
@@ -51,6 +89,7 @@ impl Node {
     }
 
     pub(crate) fn assign(&mut self, tid: usize, op: Op) {
+        self.place(tid);
         let t = &mut self.threads[tid];
         debug_assert!(t.op.is_none(), "thread already busy");
         t.op = Some(op);
@@ -60,7 +99,8 @@ impl Node {
             | Op::Connect { .. }
             | Op::Accept
             | Op::Close { .. }
-            | Op::RecvFrom { .. } => 1,
+            | Op::RecvFrom { .. }
+            | Op::Poll { .. } => 1,
         };
         t.in_call = false;
         self.set_runnable(tid, true);
@@ -116,6 +156,7 @@ impl Node {
         let syscall = match op {
             Op::Send { .. } | Op::SendTo { .. } => Some(c.tx_syscall),
             Op::Recv { .. } | Op::RecvFrom { .. } => Some(c.rx_syscall),
+            Op::Poll { .. } => Some(c.epoll_wait),
             _ => None,
         };
         if let Some(sc) = syscall {
@@ -240,6 +281,23 @@ impl Node {
                 )
                 .map(|j| j.with_data(data))
             }
+            Op::Poll { set } => {
+                let ready = self.poll_sets[set]
+                    .iter()
+                    .copied()
+                    .find(|&c| self.conns[c].readable());
+                let Some(c) = ready else {
+                    self.block(tid, set, Wait::Poll(set));
+                    return None;
+                };
+                for &c in &self.poll_sets[set] {
+                    if self.conns[c].poller == Some(tid) {
+                        self.conns[c].poller = None;
+                    }
+                }
+                self.threads[tid].accepted = Some(c);
+                self.op_finished(tid)
+            }
             Op::RecvFrom { sock } => {
                 let s = &self.udp[sock];
                 let Some(len) = s.next_len() else {
@@ -270,7 +328,7 @@ impl Node {
         }
     }
 
-    /// The connection thread `tid`'s last accept() returned.
+    /// The connection thread `tid`'s last accept() returned, or its last poll found ready.
     pub fn accepted(&self, tid: usize) -> Option<ConnId> {
         self.threads[tid].accepted
     }
@@ -299,6 +357,12 @@ impl Node {
                 l.waiters.push_back(tid);
             }
             Wait::Datagram => self.udp[conn].reader = Some(tid),
+            Wait::Poll(set) => {
+                for i in 0..self.poll_sets[set].len() {
+                    let c = self.poll_sets[set][i];
+                    self.conns[c].poller = Some(tid);
+                }
+            }
             Wait::SendBuffer => self.udp[conn].writer = Some(tid),
         }
         self.set_runnable(tid, false);
@@ -392,6 +456,7 @@ impl Node {
     pub(crate) fn wake(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, from: usize, tid: usize) {
         self.stats.wakeups += 1;
         self.threads[tid].woken = true;
+        self.place(tid);
         self.set_runnable(tid, true);
         let p = self.threads[tid].proc;
         if p != from {

@@ -1,6 +1,6 @@
 //! Threads: any number per node, each pinned to a processor and running one operation (send,
-//! receive, compute, connect, accept, close; a datagram's send or receive) at a time on one
-//! socket; and the per-processor run queue. State only;
+//! receive, compute, connect, accept, close; a datagram's send or receive; a poll over
+//! several sockets) at a time, pinned or free to migrate when it wakes; and the per-processor run queue. State only;
 //! what a thread does is in `syscall`, when it runs in `sched`.
 
 use crate::hw::cpu::Job;
@@ -41,6 +41,10 @@ pub enum Op {
     SendTo { sock: UdpId, bytes: u64 },
     /// recv() of one datagram on UDP socket `sock`, sleeping until one arrives.
     RecvFrom { sock: UdpId },
+    /// epoll_wait() on poll set `set` (level-triggered): returns as soon as one of its
+    /// connections has data to read or has reached the end of its stream, sleeping until
+    /// then; `Node::ready` names it.
+    Poll { set: usize },
     /// Application work on received data: cycles and memory references.
     Compute { cycles: f64, refs: f64 },
 }
@@ -53,11 +57,14 @@ pub(crate) enum Wait {
     Accept,
     Datagram,
     SendBuffer,
+    Poll(usize),
 }
 
 #[derive(Clone, Debug)]
 pub struct Thread {
     pub proc: usize,
+    /// Pinned to `proc`; otherwise the scheduler may move it when it wakes.
+    pub pinned: bool,
     pub prio: Priority,
     pub(crate) op: Option<Op>,
     pub(crate) left: u64,
@@ -69,14 +76,15 @@ pub struct Thread {
     pub(crate) saved: Option<Job>,
     pub(crate) effect: Effect,
     pub(crate) xmit: VecDeque<Segment>,
-    /// The connection its last accept() returned.
+    /// The connection its last accept() returned, or its last poll found ready.
     pub(crate) accepted: Option<ConnId>,
 }
 
 impl Thread {
-    pub(crate) fn new(proc: usize, prio: Priority) -> Self {
+    pub(crate) fn new(proc: usize, prio: Priority, pinned: bool) -> Self {
         Thread {
             proc,
+            pinned,
             prio,
             op: None,
             left: 0,

@@ -25,6 +25,8 @@ pub struct Conn {
     /// frees up or the handshake completes.
     pub(crate) reader: Option<usize>,
     pub(crate) writer: Option<usize>,
+    /// A thread in epoll_wait on a set holding this connection.
+    pub(crate) poller: Option<usize>,
     pub(crate) timers: TimerSet,
     /// Its timers may have moved since they were last scheduled.
     pub(crate) dirty: bool,
@@ -37,6 +39,11 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// Whether a read would return now: data queued, or the end of the stream.
+    pub fn readable(&self) -> bool {
+        self.tcp.readable() > 0 || self.tcp.at_eof()
+    }
+
     pub(crate) fn new(tcp: Tcp, peer: NodeAddr, dev: DevId) -> Self {
         Conn {
             tcp,
@@ -45,6 +52,7 @@ impl Conn {
             dev,
             reader: None,
             writer: None,
+            poller: None,
             timers: TimerSet::default(),
             dirty: false,
             bytes_read: 0,

@@ -83,8 +83,10 @@ impl Node {
             let segs = self.tcp_mut(c).output(now);
             self.sq[p].xmit.extend(segs);
         }
-        if r.delivered_bytes > 0 {
-            if let Some(t) = self.conns[c].reader.take() {
+        if r.delivered_bytes > 0 || r.fin {
+            let conn = &mut self.conns[c];
+            let (reader, poller) = (conn.reader.take(), conn.poller.take());
+            for t in reader.into_iter().chain(poller) {
                 self.unblock(p, t);
             }
         }
@@ -102,12 +104,6 @@ impl Node {
     fn state_changed(&mut self, p: usize, c: ConnId, r: Input) {
         if r.established {
             self.established(p, c);
-        }
-        if r.fin {
-            // The end of the stream: a blocked reader's read() returns.
-            if let Some(t) = self.conns[c].reader.take() {
-                self.unblock(p, t);
-            }
         }
         if r.time_wait || r.closed {
             self.sq[p].teardown.push_back(c);

@@ -17,6 +17,8 @@ pub struct NodeStats {
     pub payload_rx_tcp_bytes: u64,
     pub copy_bytes: u64,
     pub wakeups: u64,
+    /// Unpinned threads moved to another processor when they woke.
+    pub migrations: u64,
     pub ipis_sent: u64,
     /// Connections this node opened by handshake, accepted, and saw finish.
     pub connections_opened: u64,

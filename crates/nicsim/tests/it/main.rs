@@ -388,4 +388,5 @@ mod packet_gen_window {
 mod lifecycle;
 mod many;
 mod nics;
+mod threads;
 mod udp;
