@@ -247,7 +247,11 @@ impl World {
             Ev::Arrive { addr } => {
                 let f = w.arrive(addr);
                 let (node, first, queues) = self.addr_dev[addr as usize];
-                let dev = first + rss_queue(f.hdr.flow, queues);
+                let dev = if queues == 1 {
+                    first
+                } else {
+                    first + rss_queue(f.hdr.flow, queues)
+                };
                 nodes[node].on_arrive(e, w, dev, f);
             }
             Ev::SwitchIn { port } => {

@@ -87,9 +87,9 @@ impl<P: Copy> Fabric<P> {
         }
     }
 
-    /// When node `from`'s link has no more than `keep_bytes` left to send (its MAC's FIFO).
-    pub fn uplink_drained_to(&self, now: Time, from: NodeAddr, keep_bytes: u64) -> Time {
-        self.uplinks[from as usize].drained_to(now, keep_bytes)
+    /// When port `from`'s link has no more than `keep` of sending time left (its MAC's FIFO).
+    pub fn uplink_drained_to(&self, now: Time, from: NodeAddr, keep: Duration) -> Time {
+        self.uplinks[from as usize].drained_to(now, keep)
     }
 
     /// Node `from` puts a frame on its link at `now`: when and where that hop ends.

@@ -45,9 +45,8 @@ impl Lane {
             .bytes_in(Duration(self.busy_until.0.saturating_sub(now.0)))
     }
 
-    /// When the wire bytes still to be sent fall to `keep_bytes` (now, if they already have).
-    pub fn drained_to(&self, now: Time, keep_bytes: u64) -> Time {
-        let keep = self.rate.time_to_send(keep_bytes);
+    /// When what is still to be sent falls to `keep` of sending time (now, if it already has).
+    pub fn drained_to(&self, now: Time, keep: Duration) -> Time {
         Time(self.busy_until.0.saturating_sub(keep.0)).max(now)
     }
 

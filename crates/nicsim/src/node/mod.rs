@@ -78,6 +78,7 @@ pub struct Node {
 /// Where an outgoing frame goes: the links and the switch between the nodes.
 pub type Wire = Fabric<Payload>;
 
+#[inline]
 pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Piece {
     let s = match c.category {
         Category::Copy => costs.scale.copy,
@@ -158,7 +159,8 @@ impl Node {
                 let irq = irq.unwrap_or(roles.irq_target);
                 let protocol = if own_protocol { roles.protocol } else { irq };
                 let dma = DmaEngine::new(cfg.io.dma_chunk_bytes);
-                NetDev::new(Nic::new(params), dma, addr, irq, protocol)
+                let fifo = cfg.link.rate_bps.time_to_send(cfg.nic.tx_fifo_bytes);
+                NetDev::new(Nic::new(params), dma, addr, irq, protocol, fifo)
             })
             .collect();
         let nb = derived::north_bridge(cfg, host_cpus);
@@ -209,6 +211,7 @@ impl Node {
         self.procs[p].id
     }
 
+    #[inline]
     pub(crate) fn piece(&self, c: &StageCost, bytes: u64, count: u32) -> Piece {
         scaled(c, &self.cfg.costs, bytes as f64, count as f64)
     }

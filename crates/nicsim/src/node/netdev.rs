@@ -8,7 +8,7 @@ use crate::hw::frame::NodeAddr;
 use crate::hw::nic::Nic;
 use crate::stack::udp::UdpId;
 use crate::stack::{Frame, Payload};
-use crate::units::Time;
+use crate::units::{Duration, Time};
 use std::collections::VecDeque;
 
 /// Index of a device in its node's table.
@@ -29,6 +29,8 @@ pub struct NetDev {
     pub(crate) delivered: VecDeque<Frame>,
     /// The transmit DMA waits for the MAC's FIFO to drain until then.
     pub(crate) tx_hold_until: Time,
+    /// The link's time to send a full transmit FIFO (`nic.tx_fifo_bytes`).
+    pub(crate) tx_fifo: Duration,
     /// Frames queued for transmission and reclaimed after it, counted since the start; a
     /// UDP datagram's send buffer is freed when the count reclaimed passes its number.
     pub(crate) tx_queued: u64,
@@ -43,6 +45,7 @@ impl NetDev {
         addr: NodeAddr,
         irq: usize,
         protocol: usize,
+        tx_fifo: Duration,
     ) -> Self {
         NetDev {
             nic,
@@ -53,6 +56,7 @@ impl NetDev {
             qdisc: VecDeque::new(),
             delivered: VecDeque::new(),
             tx_hold_until: Time::ZERO,
+            tx_fifo,
             tx_queued: 0,
             tx_reclaimed: 0,
             udp_unreclaimed: VecDeque::new(),

@@ -104,7 +104,7 @@ impl Node {
                         self.irq_decision(eng, d, decision);
                     }
                     // A full FIFO holds the next fetch until the link drains (line rate).
-                    let fifo = self.cfg.nic.tx_fifo_bytes;
+                    let fifo = self.devs[d].tx_fifo;
                     let at = wire.uplink_drained_to(eng.now(), self.devs[d].addr, fifo);
                     if at > eng.now() {
                         self.devs[d].tx_hold_until = at;

@@ -54,8 +54,10 @@ impl Node {
             return mk(self, Effect::None, &[self.piece(&c.tcp_teardown, 0, 1)])
                 .map(|j| j.with_data(Node::data(flow, 0, 0, 0)));
         }
-        let done = (0..self.devs.len())
-            .find(|&d| self.devs[d].protocol == p && self.devs[d].nic.tx_done > 0);
+        let done = match &self.devs[..] {
+            [dev] => (dev.protocol == p && dev.nic.tx_done > 0).then_some(0),
+            devs => (0..devs.len()).find(|&d| devs[d].protocol == p && devs[d].nic.tx_done > 0),
+        };
         if let Some(d) = done {
             let n = std::mem::take(&mut self.devs[d].nic.tx_done);
             return mk(
@@ -77,11 +79,13 @@ impl Node {
         }
         {
             let frame = match self.roles.receive {
-                Receive::NapiPoll => self
-                    .devs
-                    .iter_mut()
-                    .filter(|d| d.protocol == p)
-                    .find_map(|d| d.nic.take_rx()),
+                Receive::NapiPoll => match &mut self.devs[..] {
+                    [dev] if dev.protocol == p => dev.nic.take_rx(),
+                    devs => devs
+                        .iter_mut()
+                        .filter(|d| d.protocol == p)
+                        .find_map(|d| d.nic.take_rx()),
+                },
                 Receive::NetifRx | Receive::RingAccumulate => self.sq[p].backlog.pop_front(),
             };
             if let Some(f) = frame {
@@ -138,6 +142,10 @@ impl Node {
     /// freed here, as nothing queues it for a reader.
     fn handshake_piece(&self, s: &Segment) -> Vec<Piece> {
         let mut v = Vec::new();
+        // Without a listener, only a SYN or FIN can need anything (no SYN_RECV child exists).
+        if s.ctl == 0 && self.listener.is_none() {
+            return v;
+        }
         let c = &self.cfg.costs;
         let conn = self.conn_of(s.flow);
         let state = conn.map(|i| self.conns[i].tcp.state());
