@@ -100,7 +100,12 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     per = [c[rate_key] for c in n["per_connection"]]
     print(f"per connection: min {min(per):,.1f}, max {max(per):,.1f} {unit}")
     stalled = sum(1 for v in per if v == 0)
-    if stalled:
+    if stalled and n["test"] == "TCP_CRR":
+        print(f"{stalled} connection(s) made no progress in the window (in the run the server dropped "
+              f"{n['ring_drops_run']} frames at its receive ring and {n['listen_drops_run']} SYNs or handshake ACKs at "
+              "its full accept queue, workload.netperf.backlog; a dropped SYN waits tcp.rto_initial_ps before it is "
+              "sent again: spread the starts with workload.netperf.start_spread_ps, or run longer)")
+    elif stalled:
         dropped = sum(p["dropped_frames"] for p in out.get("switch", {}).values())
         print(f"{stalled} connection(s) made no progress in the window ({dropped} frames dropped at the switch in the run; "
               "a segment lost before a connection's first RTT sample waits tcp.rto_initial_ps; TCP_STREAM and TCP_RR "

@@ -441,6 +441,10 @@ impl Workload for Netperf {
                 "fairness_jain": jain(&per),
                 "latency_us": latency,
                 "per_connection": per_connection,
+                // Over the whole run, warm-up included: a SYN a full accept queue or receive
+                // ring dropped waits the initial RTO before it is sent again.
+                "listen_drops_run": w.nodes[w.server()].stats.listen_drops,
+                "ring_drops_run": w.nodes[w.server()].devs.iter().map(|d| d.nic.stats.rx_dropped_ring).sum::<u64>(),
             },
             "processors": procs,
             "nodes": nodes,
