@@ -190,6 +190,7 @@ impl Node {
         k: TimerKind,
         at: Time,
     ) {
+        self.conns[c].timers.fired(k, at);
         let tcp = self.tcp_mut(c);
         let fire = match k {
             TimerKind::Delack => tcp.on_delack(at),
@@ -203,6 +204,9 @@ impl Node {
             self.sq[p].timers.push_back((c, k));
             self.sq[p].pending = true;
             self.kick(eng, wire, p);
+        } else {
+            // The deadline moved later (or went): re-arm it now.
+            self.sync_timers(eng);
         }
     }
 
