@@ -109,6 +109,12 @@ def parse_value(p: Param, raw: Any) -> Any:
         elif p.kind == "sizes":
             items = raw if isinstance(raw, list) else [x for x in str(raw).split(",") if x.strip()]
             v = [units.parse_size(x.strip() if isinstance(x, str) else x) for x in items]
+        elif p.kind == "procs":
+            items = raw if isinstance(raw, list) else [x for x in str(raw).split(",") if x.strip()]
+            v = [str(x).strip() for x in items]
+            bad = [x for x in v if x not in PROCESSORS]
+            if bad:
+                raise ConfigError(f"{p.key}: {bad[0]!r} is not a processor; choose from {', '.join(PROCESSORS)}")
         else:  # pragma: no cover - a declaration error
             raise AssertionError(p.kind)
     except units.UnitError as e:

@@ -16,7 +16,7 @@ PROCESSORS = ("cpu0", "cpu1", "nic_cpu")
 @dataclass(frozen=True)
 class Param:
     key: str
-    kind: str  # size | rate | freq | time | int | float | bool | choice | sizes | path
+    kind: str  # size | rate | freq | time | int | float | bool | choice | sizes | procs | path
     default: Any
     description: str
     source: str
@@ -85,6 +85,7 @@ PARAMS: list[Param] = [
     P("topology.clients", "int", 1, "client nodes (node0 … node{clients-1}, with placement.sender); the server after them has placement.preset", "[N] one sender per server in NetPIPE and Hpcbench", min=1, max=254),
     P("topology.server_nics", "int", 1, "network devices of the server, each with its rings and interrupt (clients have one); connections spread over them round-robin through a switch, or one per client on point-to-point links", "[N] issue 11; stacks.md Part A: two gigabit NICs", min=1, max=16),
     P("topology.server_nic_irq", "choice", "same", "interrupt affinity of the server's NICs: all on the placement's irq_target (Linux without irqbalance), or NIC k on host CPU k mod cpu.count", "[R] Linux /proc/irq/N/smp_affinity; stacks.md §A.9", choices=("same", "spread")),
+    P("topology.server_nic_cpus", "procs", [], "explicit interrupt affinity instead of server_nic_irq: one processor per server device (NIC, or each RSS queue of each NIC), in order, e.g. 'cpu1,cpu0'; empty: the policy", "[R] Linux /proc/irq/N/smp_affinity"),
     P("topology.server_rx_queues", "int", 1, "receive queues per server NIC, each with its own ring and interrupt, flows hashed over them (RSS); with server_nic_irq = spread, queue k (over all NICs) interrupts host CPU k mod cpu.count; 1 = no RSS", "[R] receive-side scaling (Microsoft RSS, Linux multiqueue NICs); [N] a fixed hash of the flow id stands in for Toeplitz", min=1, max=16),
     P("switch.present", "bool", False, "an output-queued switch joins every node (more than one client needs it); false: one link joins the two nodes", "[N]"),
     P("switch.port_rate_bps", "rate", "1 Gbps", "rate of each switch output port", "[N] the link rate of Table 4.5", min=1e+06, max=1e+13),

@@ -12,6 +12,7 @@ use crate::hw::nic::rss_queue;
 use crate::node::netdev::DevId;
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::{Op, Priority};
+use crate::placement::processors;
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
@@ -86,9 +87,37 @@ impl World {
         let mut addr_dev: Vec<(usize, DevId, usize)> = (0..clients).map(|i| (i, 0, 1)).collect();
         addr_dev.extend((0..nics).map(|k| (clients, k * queues, queues)));
         let host_cpus = cfg.cpu.count;
-        let irq = |d: usize| match cfg.topology.server_nic_irq {
-            NicIrq::Same => None,
-            NicIrq::Spread => Some(d % host_cpus),
+        let cpus = &cfg.topology.server_nic_cpus;
+        let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
+        if !cpus.is_empty() && cpus.len() != nics * queues {
+            return Err(format!(
+                "topology.server_nic_cpus: {} processors for {} server devices (topology.server_nics x topology.server_rx_queues); give one each, or none",
+                cpus.len(),
+                nics * queues
+            ));
+        }
+        let mut steer = Vec::new();
+        for (d, &p) in cpus.iter().enumerate() {
+            match ids.iter().position(|&q| q == p) {
+                Some(i) if !p.is_nic() => steer.push(i),
+                _ => {
+                    let host: Vec<&str> = ids
+                        .iter()
+                        .filter(|q| !q.is_nic())
+                        .map(|q| q.as_str())
+                        .collect();
+                    return Err(format!(
+                        "topology.server_nic_cpus: server device {d} steered to {}, which is not a host CPU of the server (it has {})",
+                        p.as_str(),
+                        host.join(", ")
+                    ));
+                }
+            }
+        }
+        let irq = |d: usize| match (steer.get(d), cfg.topology.server_nic_irq) {
+            (Some(&p), _) => Some(p),
+            (None, NicIrq::Same) => None,
+            (None, NicIrq::Spread) => Some(d % host_cpus),
         };
         let nodes = (0..n)
             .map(|i| {

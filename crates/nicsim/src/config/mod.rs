@@ -153,6 +153,9 @@ pub struct Topology {
     pub server_nics: u32,
     /// Which processor takes each server NIC's interrupt.
     pub server_nic_irq: NicIrq,
+    /// An explicit affinity instead: one processor per server device (NIC, or RSS queue),
+    /// in order; empty: the policy.
+    pub server_nic_cpus: Vec<ProcName>,
     /// Receive queues per server NIC, flows hashed over them (RSS); 1: no RSS.
     pub server_rx_queues: u32,
 }

@@ -118,3 +118,22 @@ fn rss_keeps_each_flow_on_one_queue_and_spreads_flows_over_the_queues() {
     assert!(busy(&v, "node1.cpu0", "nic_irq_per_s") > 0.0);
     assert!(busy(&v, "node1.cpu1", "nic_irq_per_s") > 0.0);
 }
+
+#[test]
+fn an_explicit_affinity_steers_each_nic_and_a_missing_processor_is_one_line() {
+    use nicsim::config::ProcName;
+    let mut c = two_nic_server(2, 2, NicIrq::Same, false);
+    c.topology.server_nic_cpus = vec![ProcName::Cpu1, ProcName::Cpu0];
+    let (w, _) = drive(&c);
+    let server = &w.nodes[w.server()];
+    assert_eq!((server.devs[0].irq, server.devs[1].irq), (1, 0));
+    c.cpu.count = 1;
+    let e = World::new(&c).err().unwrap();
+    assert!(
+        e.contains("server device 0 steered to cpu1") && e.contains("it has cpu0"),
+        "{e}"
+    );
+    c.topology.server_nic_cpus = vec![ProcName::Cpu0];
+    let e = World::new(&c).err().unwrap();
+    assert!(e.contains("1 processors for 2 server devices"), "{e}");
+}
