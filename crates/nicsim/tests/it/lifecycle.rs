@@ -2,25 +2,13 @@
 //! TIME_WAIT holding the port, and netperf TCP_CRR.
 
 use super::*;
-use nicsim::config::{NetperfTest, WorkloadKind};
+use nicsim::config::NetperfTest;
 use nicsim::os::thread::{Op, INTERACTIVE};
 use nicsim::stack::tcp::State;
 use nicsim::system::World;
 use nicsim::units::Time;
 
 const MS: u64 = 1_000_000_000;
-
-/// Runs the engine up to `t`; returns the (node, thread) operations that finished, with when.
-fn run_until(w: &mut World, t: Time) -> Vec<(usize, usize, Time)> {
-    let mut done = Vec::new();
-    while w.eng.peek_time().is_some_and(|p| p <= t) {
-        w.step();
-        while let Some((n, tid)) = w.take_done() {
-            done.push((n, tid, w.eng.now()));
-        }
-    }
-    done
-}
 
 fn two_nodes() -> World {
     World::new(&base()).unwrap()
@@ -128,17 +116,10 @@ fn time_wait_holds_the_port_until_it_expires() {
 }
 
 fn crr(connections: u32, clients: u32) -> Config {
-    let mut c = base();
-    c.workload.kind = WorkloadKind::Netperf;
-    c.workload.netperf.test = NetperfTest::TcpCrr;
-    c.workload.netperf.connections = connections;
+    let mut c = netperf(NetperfTest::TcpCrr, connections, clients);
     c.workload.netperf.msg_bytes = 1;
     c.workload.netperf.duration_ps = Duration(100 * MS);
     c.workload.netperf.warmup_ps = Duration(20 * MS);
-    c.topology.clients = clients;
-    c.switch.present = clients > 1;
-    let p = c.placements[0].clone();
-    c.placements = vec![p; clients as usize + 1];
     c
 }
 

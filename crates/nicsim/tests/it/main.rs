@@ -20,6 +20,37 @@ fn drive(c: &Config) -> (nicsim::system::World, Value) {
     (w, v)
 }
 
+/// netperf `test` over `connections` from `clients` client nodes (through a switch when more
+/// than one), every node on the fixture's placement, a 200 ms window after 50 ms.
+fn netperf(test: nicsim::config::NetperfTest, connections: u32, clients: u32) -> Config {
+    let mut c = base();
+    c.workload.kind = nicsim::config::WorkloadKind::Netperf;
+    c.workload.netperf.test = test;
+    c.workload.netperf.connections = connections;
+    c.workload.netperf.duration_ps = Duration(200_000_000_000);
+    c.workload.netperf.warmup_ps = Duration(50_000_000_000);
+    c.topology.clients = clients;
+    c.switch.present = clients > 1;
+    let p = c.placements[0].clone();
+    c.placements = vec![p; clients as usize + 1];
+    c
+}
+
+/// Runs the engine up to `t`; returns the (node, thread) operations that finished, with when.
+fn run_until(
+    w: &mut nicsim::system::World,
+    t: nicsim::units::Time,
+) -> Vec<(usize, usize, nicsim::units::Time)> {
+    let mut done = Vec::new();
+    while w.eng.peek_time().is_some_and(|p| p <= t) {
+        w.step();
+        while let Some((n, tid)) = w.take_done() {
+            done.push((n, tid, w.eng.now()));
+        }
+    }
+    done
+}
+
 fn run(cfg: &Config) -> Value {
     nicsim::run(cfg).unwrap_or_else(|e| panic!("run failed: {e}"))
 }

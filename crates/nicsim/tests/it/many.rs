@@ -1,22 +1,8 @@
 //! Many connections, clients and a switch.
 
 use super::*;
-use nicsim::config::{NetperfTest, WorkloadKind};
+use nicsim::config::NetperfTest;
 use nicsim::system::World;
-
-fn netperf(test: NetperfTest, connections: u32, clients: u32) -> Config {
-    let mut c = base();
-    c.workload.kind = WorkloadKind::Netperf;
-    c.workload.netperf.test = test;
-    c.workload.netperf.connections = connections;
-    c.workload.netperf.duration_ps = Duration(200_000_000_000);
-    c.workload.netperf.warmup_ps = Duration(50_000_000_000);
-    c.topology.clients = clients;
-    c.switch.present = clients > 1;
-    let p = c.placements[0].clone();
-    c.placements = vec![p; clients as usize + 1];
-    c
-}
 
 fn rates(v: &Value, key: &str) -> Vec<f64> {
     v["netperf"]["per_connection"]

@@ -2,27 +2,21 @@
 //! interrupt affinity; point-to-point links pairing clients with NICs, or a switch.
 
 use super::*;
-use nicsim::config::{NetperfTest, NicIrq, WorkloadKind};
+use nicsim::config::{NetperfTest, NicIrq};
 use nicsim::system::World;
 
 const MS: u64 = 1_000_000_000;
 
 /// A two-CPU server with `nics` NICs and `clients` senders streaming one connection each.
 fn two_nic_server(clients: u32, nics: u32, irq: NicIrq, switch: bool) -> Config {
-    let mut c = base();
+    let mut c = netperf(NetperfTest::TcpStream, clients, clients);
     c.cpu.count = 2;
-    c.workload.kind = WorkloadKind::Netperf;
-    c.workload.netperf.test = NetperfTest::TcpStream;
-    c.workload.netperf.connections = clients;
     c.workload.netperf.msg_bytes = 65536;
     c.workload.netperf.duration_ps = Duration(100 * MS);
     c.workload.netperf.warmup_ps = Duration(30 * MS);
-    c.topology.clients = clients;
     c.topology.server_nics = nics;
     c.topology.server_nic_irq = irq;
     c.switch.present = switch;
-    let p = c.placements[0].clone();
-    c.placements = vec![p; clients as usize + 1];
     c
 }
 

@@ -8,17 +8,6 @@ use nicsim::units::Time;
 
 const MS: u64 = 1_000_000_000;
 
-fn run_until(w: &mut World, t: Time) -> Vec<(usize, usize, Time)> {
-    let mut done = Vec::new();
-    while w.eng.peek_time().is_some_and(|p| p <= t) {
-        w.step();
-        while let Some((n, tid)) = w.take_done() {
-            done.push((n, tid, w.eng.now()));
-        }
-    }
-    done
-}
-
 fn two_cpus() -> World {
     let mut c = base();
     c.cpu.count = 2;

@@ -2,15 +2,13 @@
 //! sender's own buffer as its only flow control, conservation per flow.
 
 use super::*;
-use nicsim::config::{NetperfTest, WorkloadKind};
+use nicsim::config::NetperfTest;
 use nicsim::system::World;
 
 const MS: u64 = 1_000_000_000;
 
 fn udp_stream(msg_bytes: u64) -> Config {
-    let mut c = base();
-    c.workload.kind = WorkloadKind::Netperf;
-    c.workload.netperf.test = NetperfTest::UdpStream;
+    let mut c = netperf(NetperfTest::UdpStream, 1, 1);
     c.workload.netperf.msg_bytes = msg_bytes;
     c.workload.netperf.duration_ps = Duration(100 * MS);
     c.workload.netperf.warmup_ps = Duration(20 * MS);
