@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(nf)
     nf.add_argument("--test", default="TCP_STREAM", help="TCP_STREAM (default), TCP_RR, TCP_CRR (a new connection per transaction) or UDP_STREAM")
     nf.add_argument("--connections", type=int, help="concurrent connections, spread round-robin over the clients (default 1)")
-    nf.add_argument("--clients", type=int, help="client nodes (default the preset's); more than one puts a switch between the nodes (switch.present)")
+    nf.add_argument("--clients", type=int, help="client nodes (default the preset's); more than one puts a switch between the nodes (switch.present) unless each has a server NIC of its own (topology.server_nics)")
     nf.add_argument("--msg-size", help="send size (TCP_STREAM) or request/response size (TCP_RR, TCP_CRR), e.g. '1 MiB'")
     nf.add_argument("--duration", help="measured window, e.g. '1 s'")
     nf.add_argument("--warmup", help="unmeasured warm-up, e.g. '200 ms'")

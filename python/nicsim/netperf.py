@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from . import api
-from .config import parse_set
+from .config import parse_set, resolve
 from .errors import ConfigError
 
 TESTS = {"TCP_STREAM": "tcp_stream", "TCP_RR": "tcp_rr", "TCP_CRR": "tcp_crr", "UDP_STREAM": "udp_stream"}
@@ -37,9 +37,6 @@ def netperf_sets(sets: list[str] | dict | None, test=None, connections=None, cli
         if clients < 1:
             raise ConfigError(f"--clients {clients}: at least 1")
         s["topology.clients"] = clients
-        if clients > 1:
-            # More than two nodes need the switch: the option says so in its help.
-            s.setdefault("switch.present", True)
     for key, v in (("msg_bytes", msg_size), ("duration_ps", duration), ("warmup_ps", warmup)):
         if v is not None:
             s[f"workload.netperf.{key}"] = v
@@ -74,6 +71,11 @@ def run_netperf(config_source=None, sets=None, replications: int = 1, **options)
     if replications < 1:
         raise ConfigError(f"--replications {replications}: at least 1")
     s = netperf_sets(sets, **options)
+    if (options.get("clients") or 1) > 1 and "switch.present" not in s:
+        # --clients K: a switch joins them, unless each has a server NIC of its own.
+        v = resolve(config_source, s).values
+        if v["topology.clients"] != v["topology.server_nics"]:
+            s["switch.present"] = True
     first = api.run(config_source, s)
     if replications == 1:
         return first

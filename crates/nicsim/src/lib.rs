@@ -26,6 +26,7 @@ pub mod units;
 pub mod workload;
 
 use config::Config;
+use hw::frame::NodeAddr;
 use serde_json::{json, Value};
 
 /// Errors the caller can act on: a configuration the core cannot accept, or a run that broke
@@ -77,7 +78,7 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
             .map(|(i, p)| {
                 let v = json!({"frames": p.frames, "dropped_frames": p.dropped_frames,
                     "dropped_payload_bytes": p.dropped_payload_bytes, "max_queue_bytes": p.max_queue_bytes});
-                (format!("to_node{i}"), v)
+                (w.port_name(i as NodeAddr), v)
             })
             .collect();
         out["switch"] = Value::Object(ports);

@@ -68,7 +68,7 @@ impl World {
         }
         if clients + nics > NodeAddr::MAX as usize {
             return Err(format!(
-                "topology.clients = {}: at most {} nodes",
+                "topology.clients = {} and topology.server_nics = {nics}: at most {} NICs in all",
                 cfg.topology.clients,
                 NodeAddr::MAX
             ));
@@ -187,21 +187,23 @@ impl World {
         b: usize,
         flow: FlowId,
     ) -> ((DevId, NodeAddr), (DevId, NodeAddr)) {
-        let aa = self.nodes[a].devs[0].addr;
-        let port = if self.cfg.switch.present {
-            let ports: Vec<usize> = (0..self.addr_dev.len())
-                .filter(|&p| self.addr_dev[p].0 == b)
-                .collect();
+        let n = self.addr_dev.len();
+        let ports = &self.addr_dev;
+        let ports_of = |node: usize| (0..n).filter(move |&p| ports[p].0 == node);
+        let (pa, pb) = if self.cfg.switch.present {
+            let pb: Vec<usize> = ports_of(b).collect();
+            let pa = ports_of(a).next().expect("a node has a port");
             self.next_port += 1;
-            ports[(self.next_port - 1) % ports.len()]
+            (pa, pb[(self.next_port - 1) % pb.len()])
         } else {
-            // Port i is linked to port i + n/2.
-            (aa as usize + self.addr_dev.len() / 2) % self.addr_dev.len()
+            // Port i is linked to port i + n/2: the pair joining a to b.
+            ports_of(a)
+                .map(|p| (p, (p + n / 2) % n))
+                .find(|&(_, q)| ports[q].0 == b)
+                .expect("point-to-point links join every client to a server NIC")
         };
-        (
-            (0, aa),
-            (self.dev_for(port as NodeAddr, flow), port as NodeAddr),
-        )
+        let (pa, pb) = (pa as NodeAddr, pb as NodeAddr);
+        ((self.dev_for(pa, flow), pa), (self.dev_for(pb, flow), pb))
     }
 
     /// The device at fabric address `addr` that receives flow `flow` (its RSS queue).
@@ -364,6 +366,18 @@ impl World {
         d.sort_unstable();
         d.dedup();
         d
+    }
+
+    /// A switch port's name in results: `to_nodeN`, or `to_nodeN.nicK` on a node with
+    /// several NICs.
+    pub fn port_name(&self, addr: NodeAddr) -> String {
+        let (node, first, queues) = self.addr_dev[addr as usize];
+        let nics = self.nodes[node].devs.len() / queues;
+        if nics == 1 {
+            format!("to_node{node}")
+        } else {
+            format!("to_node{node}.nic{}", first / queues)
+        }
     }
 
     /// The node behind fabric address `addr`.

@@ -40,12 +40,16 @@ impl Node {
     /// An unpinned thread about to become runnable stays on its processor if that is idle,
     /// else moves to the first idle host processor, else stays (Linux 2.6's wake-up
     /// balancing, simplified: no periodic rebalancing, no cache-affinity cost).
-    fn place(&mut self, tid: usize) {
+    pub(crate) fn place(&mut self, tid: usize) {
         let t = &self.threads[tid];
         let idle = |p: usize| {
-            self.procs[p].running.is_none()
+            let (cpu, sq) = (&self.procs[p], &self.sq[p]);
+            cpu.running.is_none()
+                && cpu.hardirq_q.is_empty()
+                && cpu.suspended.iter().all(Option::is_none)
                 && self.runq[p].next_after(None).is_none()
-                && !self.sq[p].pending
+                && !sq.pending
+                && !sq.running
         };
         if t.pinned || idle(t.proc) {
             return;
@@ -456,7 +460,6 @@ impl Node {
     pub(crate) fn wake(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, from: usize, tid: usize) {
         self.stats.wakeups += 1;
         self.threads[tid].woken = true;
-        self.place(tid);
         self.set_runnable(tid, true);
         let p = self.threads[tid].proc;
         if p != from {

@@ -1,7 +1,7 @@
-//! Threads: any number per node, each pinned to a processor and running one operation (send,
-//! receive, compute, connect, accept, close; a datagram's send or receive; a poll over
-//! several sockets) at a time, pinned or free to migrate when it wakes; and the per-processor run queue. State only;
-//! what a thread does is in `syscall`, when it runs in `sched`.
+//! Threads: any number per node, each on one processor (pinned, or free to migrate when it
+//! wakes) and running one operation at a time (send, receive, compute, connect, accept, close;
+//! a datagram's send or receive; a poll over several sockets); and the per-processor run
+//! queue. State only; what a thread does is in `syscall`, when it runs in `sched`.
 
 use crate::hw::cpu::Job;
 use crate::node::effect::Effect;
@@ -43,7 +43,7 @@ pub enum Op {
     RecvFrom { sock: UdpId },
     /// epoll_wait() on poll set `set` (level-triggered): returns as soon as one of its
     /// connections has data to read or has reached the end of its stream, sleeping until
-    /// then; `Node::ready` names it.
+    /// then; `Node::accepted` names it.
     Poll { set: usize },
     /// Application work on received data: cycles and memory references.
     Compute { cycles: f64, refs: f64 },

@@ -116,6 +116,8 @@ impl Node {
     /// Thread `tid` may run again: processor `p`'s softirq (running now) wakes it.
     pub(crate) fn unblock(&mut self, p: usize, tid: usize) {
         self.threads[tid].blocked = None;
+        // Where it will run is decided now, so the wake-up's IPI is priced for that processor.
+        self.place(tid);
         self.sq[p].wake.push_back(tid);
     }
 

@@ -1,5 +1,6 @@
-//! The state of the network softirq on the protocol processor: raised or running, its budget,
-//! and the work queued for it. What it does is in `net_rx`.
+//! The state of the network softirq on one processor (each has its own, as Linux's per-CPU
+//! `softnet_data`): raised or running, its budget, and the work queued for it. What it does
+//! is in `net_rx`.
 
 use crate::node::effect::Effect;
 use crate::node::events::TimerKind;

@@ -169,3 +169,25 @@ fn tcp_crr_prices_setup_and_teardown_and_conserves_every_connection() {
         }
     }
 }
+
+#[test]
+fn a_handshake_that_gets_no_answer_gives_up_and_frees_its_port() {
+    let mut cfg = base();
+    cfg.tcp.syn_retries = 1;
+    let mut w = World::new(&cfg).unwrap();
+    let c = w.socket(0, 1, true).unwrap();
+    let t = w.spawn(0, 0, INTERACTIVE).unwrap();
+    w.start_op(0, t, Op::Connect { conn: c });
+    assert_eq!(w.nodes[0].ports_in_use, 1);
+    // Nobody listens: the SYN at 0 and its one retransmission at 3 s go unanswered; the
+    // handshake gives up when the backed-off timer expires at 3 + 6 s.
+    let done = run_until(&mut w, Time(10_000 * MS));
+    let gave_up = done.iter().find(|d| d.1 == t).expect("connect returns");
+    assert!(
+        gave_up.2 >= Time(9_000 * MS) && gave_up.2 < Time(9_001 * MS),
+        "{:?}",
+        gave_up.2
+    );
+    assert_eq!(w.nodes[0].conns[c].tcp.state(), State::Done);
+    assert_eq!(w.nodes[0].ports_in_use, 0);
+}

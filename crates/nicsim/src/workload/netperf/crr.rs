@@ -4,6 +4,7 @@
 
 use super::Netperf;
 use crate::os::thread::Op;
+use crate::stack::tcp::State;
 use crate::system::World;
 
 /// TCP_CRR: the client's operation in its transaction.
@@ -73,6 +74,12 @@ impl Netperf {
             return Ok(());
         }
         let conn = s.client_conn;
+        let client = &w.nodes[s.client];
+        if s.client_step == ClientStep::Connect && client.conns[conn].tcp.state() == State::Done {
+            // connect() failed (the handshake gave up): netperf counts it and tries anew.
+            self.failed_connects += 1;
+            return self.connect(w, i);
+        }
         let (next, op) = match s.client_step {
             ClientStep::Connect => (ClientStep::Request, Op::Send { conn, bytes }),
             ClientStep::Request => (ClientStep::Response, Op::Recv { conn, bytes }),

@@ -69,6 +69,8 @@ pub struct Netperf {
     before: Option<Snapshot>,
     /// RR transaction latencies completed in the window, picoseconds.
     latencies_ps: Vec<u64>,
+    /// TCP_CRR: connect() calls whose handshake gave up (`tcp.syn_retries`).
+    failed_connects: u64,
     result: Option<Window>,
 }
 
@@ -95,6 +97,7 @@ impl Netperf {
             pending: Vec::new(),
             before: None,
             latencies_ps: Vec::new(),
+            failed_connects: 0,
             result: None,
         }
     }
@@ -445,6 +448,7 @@ impl Workload for Netperf {
                 // ring dropped waits the initial RTO before it is sent again.
                 "listen_drops_run": w.nodes[w.server()].stats.listen_drops,
                 "ring_drops_run": w.nodes[w.server()].devs.iter().map(|d| d.nic.stats.rx_dropped_ring).sum::<u64>(),
+                "failed_connects_run": self.failed_connects,
             },
             "processors": procs,
             "nodes": nodes,
