@@ -70,6 +70,20 @@ def build_parser() -> argparse.ArgumentParser:
     nf.add_argument("--warmup", help="unmeasured warm-up, e.g. '200 ms'")
     nf.add_argument("--seed", type=int, help="run.seed (connection start offsets)")
     nf.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    wb = sub.add_parser("web", help="a static web server under many closed-loop users (requests/s, response time, bandwidth)")
+    _common(wb)
+    wb.add_argument("--users", type=int, help="concurrent users (default 100)")
+    wb.add_argument("--page-size", help="response size, e.g. '5 KiB' or '300 KiB' (default 5 KiB)")
+    wb.add_argument("--mix", help="a file-class mix (not built yet)")
+    wb.add_argument("--trace", help="a request trace (not built yet)")
+    wb.add_argument("--think", help="mean think time between requests, e.g. '10 ms' (default none)")
+    wb.add_argument("--keep-alive", action="store_true", help="users keep their connection across requests")
+    wb.add_argument("--clients", type=int, help="client nodes the users are spread over (default the preset's)")
+    wb.add_argument("--duration", help="measured window, e.g. '1 s'")
+    wb.add_argument("--warmup", help="unmeasured warm-up, e.g. '200 ms'")
+    wb.add_argument("--seed", type=int, help="run.seed (think times, start offsets)")
+    wb.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    wb.add_argument("--vs-base", action="store_true", help="also run the base placement on the same hardware and report the improvement")
     r = sub.add_parser("run", help="run the workload a configuration file names")
     _common(r)
     h = sub.add_parser("hpcbench", help="streaming with an application-load thread (sysmon-style report)")
@@ -393,6 +407,19 @@ def cmd_netperf(args) -> int:
     return 0
 
 
+def cmd_web(args) -> int:
+    from .web import print_web, run_web
+
+    out = run_web(args.config, _sets(args), replications=args.replications, vs_base=args.vs_base, users=args.users,
+                  page_size=args.page_size, mix=args.mix, trace=args.trace, think=args.think, duration=args.duration,
+                  warmup=args.warmup, seed=args.seed, clients=args.clients, keep_alive=args.keep_alive)
+    if args.json:
+        print(_dumps(out))
+    else:
+        print_web(out, CATS)
+    return 0
+
+
 def cmd_gamma_sweep(args) -> int:
     from .hpc import gamma_sweep, parse_grid
 
@@ -438,6 +465,7 @@ COMMANDS = {
     "demo": cmd_demo,
     "netpipe": cmd_netpipe,
     "netperf": cmd_netperf,
+    "web": cmd_web,
     "run": cmd_run,
     "hpcbench": cmd_hpcbench,
     "gamma-sweep": cmd_gamma_sweep,

@@ -76,17 +76,24 @@ def run_netperf(config_source=None, sets=None, replications: int = 1, **options)
         v = resolve(config_source, s).values
         if v["topology.clients"] != v["topology.server_nics"]:
             s["switch.present"] = True
-    first = api.run(config_source, s)
+    return replicate(config_source, s, replications, "netperf", SUMMARISED)
+
+
+def replicate(config_source, sets: dict, replications: int, block: str, summarised: tuple[str, ...]) -> dict:
+    """One run, or `replications` runs on seeds run.seed, run.seed + 1, …: the first run's
+    document with `replications` (each run's figures from its `block`) and `summary` (mean and
+    95% CI of each of `summarised`, dotted paths into `block`)."""
+    first = api.run(config_source, sets)
     if replications == 1:
         return first
     seed0 = first["config"]["run"]["seed"]
-    runs = [first["netperf"]] + [api.run(config_source, {**s, "run.seed": seed0 + r})["netperf"] for r in range(1, replications)]
+    runs = [first[block]] + [api.run(config_source, {**sets, "run.seed": seed0 + r})[block] for r in range(1, replications)]
     summary = {}
-    for path in SUMMARISED:
+    for path in summarised:
         vals = [_at(r, path) for r in runs]
         if all(v is not None for v in vals):
             summary[path] = ci95([float(v) for v in vals])
-    first["replications"] = [{"seed": seed0 + i, **{p: _at(r, p) for p in SUMMARISED if _at(r, p) is not None}} for i, r in enumerate(runs)]
+    first["replications"] = [{"seed": seed0 + i, **{p: _at(r, p) for p in summarised if _at(r, p) is not None}} for i, r in enumerate(runs)]
     first["summary"] = summary
     return first
 

@@ -132,7 +132,7 @@ PARAMS: list[Param] = [
     # cost profile
     P("costs.profile", "choice", "ortiz2008", "cost profile file in nicsim/profiles", "[N] calibrated, see docs/calibration.md", choices=("ortiz2008",)),
     # workloads
-    P("workload.kind", "choice", "netpipe", "benchmark to run", "[S] §7", choices=("netpipe", "hpcbench", "packet_gen", "netperf")),
+    P("workload.kind", "choice", "netpipe", "benchmark to run", "[S] §7", choices=("netpipe", "hpcbench", "packet_gen", "netperf", "web")),
     P("workload.netpipe.mode", "choice", "stream", "streaming (bandwidth) or ping-pong (latency)", "[S] §7.2", choices=("stream", "pingpong")),
     P("workload.netpipe.target_ps", "time", "2 s", "simulated time per point (NetPIPE's RUNTM)", "[S] Table 4.6", min=1, max=1e+15),
     P("workload.netpipe.start_bytes", "size", "1 B", "first block size", "[R] NetPIPE", min=1, max=1073741824),
@@ -158,6 +158,17 @@ PARAMS: list[Param] = [
     P("workload.netperf.warmup_ps", "time", "200 ms", "unmeasured warm-up before the window", "[N]", min=0, max=1e+15),
     P("workload.netperf.start_spread_ps", "time", "1 ms", "connections start at seeded uniform offsets within this time (never in lockstep)", "[N]", min=0, max=1e+15),
     P("workload.netperf.nodelay", "bool", False, "TCP_NODELAY on every connection", "[R] netperf sets it only with -D"),
+    # web server (host-path §7.8; Q26 defaults)
+    P("workload.web.users", "int", 100, "concurrent users, closed loop, spread round-robin over the client nodes", "[S] §7.8: 100 to 2,500 users", min=1, max=65535),
+    P("workload.web.workers", "int", 256, "server worker threads blocking in accept() and reads", "[R] Apache 2.0 prefork MaxClients = 256", min=1, max=65535),
+    P("workload.web.page_size_bytes", "size", "5 KiB", "response size (a static page)", "[S] §7.8: 5 KB and 300 KB pages", min=1, max=1073741824),
+    P("workload.web.request_bytes", "size", "200 B", "HTTP request size", "[N] Q26 default", min=1, max=1048576),
+    P("workload.web.think_ps", "time", "0 s", "mean of the exponential think time between a response and the next request; 0: none", "[N] Q26 default: no think time", min=0, max=1e+15),
+    P("workload.web.keep_alive", "bool", False, "users keep their connection across requests (HTTP/1.1 keep-alive); off: a connection per request, the server closing first", "[N] Q26 default: off"),
+    P("workload.web.backlog", "int", 128, "the server's listen() backlog", "[R] Apache ListenBacklog 511, capped by Linux 2.6 SOMAXCONN = 128", min=0, max=65535),
+    P("workload.web.duration_ps", "time", "1 s", "measured window", "[N]", min=1, max=1e+15),
+    P("workload.web.warmup_ps", "time", "200 ms", "unmeasured warm-up", "[N]", min=0, max=1e+15),
+    P("workload.web.start_spread_ps", "time", "100 ms", "users start at seeded uniform offsets within this time", "[N] a ramp, so the first SYNs do not all land in one millisecond", min=0, max=1e+15),
     P("workload.packet_gen.frame_bytes", "size", "64 B", "Ethernet frame length of generated frames (header and FCS included)", "[S] HDL paper: 64-byte packets", min=64, max=65554),
     P("workload.packet_gen.rate_pps", "float", 100000.0, "offered frames per second at node1's MAC", "[N] §7.9", min=1, max=1e+09),
     P("workload.packet_gen.poisson", "bool", False, "exponential gaps (seeded by run.seed) instead of a constant interval", "[N] §7.9"),

@@ -398,6 +398,7 @@ pub enum WorkloadKind {
     Hpcbench,
     PacketGen,
     Netperf,
+    Web,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -453,4 +454,22 @@ pub struct Workload {
     pub hpcbench: Hpcbench,
     pub packet_gen: PacketGen,
     pub netperf: Netperf,
+    pub web: Web,
+}
+
+/// A static web server under closed-loop users (`workload::web`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Web {
+    pub users: u32,
+    pub workers: u32,
+    pub page_size_bytes: u64,
+    pub request_bytes: u64,
+    /// Mean of the exponential think time between a response and the next request.
+    pub think_ps: Duration,
+    pub keep_alive: bool,
+    pub backlog: u32,
+    pub duration_ps: Duration,
+    pub warmup_ps: Duration,
+    pub start_spread_ps: Duration,
 }

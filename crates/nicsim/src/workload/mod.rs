@@ -10,6 +10,7 @@ pub mod netperf;
 pub mod netpipe;
 pub mod packet_gen;
 pub mod queueing;
+pub mod web;
 
 use crate::config::{Config, WorkloadKind};
 use crate::os::thread::{Op, INTERACTIVE};
@@ -58,6 +59,7 @@ pub fn build(cfg: &Config) -> Box<dyn Workload> {
         WorkloadKind::Hpcbench => Box::new(hpcbench::Hpcbench::new(cfg)),
         WorkloadKind::PacketGen => Box::new(packet_gen::PacketGen::new(cfg)),
         WorkloadKind::Netperf => Box::new(netperf::Netperf::new(cfg)),
+        WorkloadKind::Web => Box::new(web::Web::new(cfg)),
     }
 }
 

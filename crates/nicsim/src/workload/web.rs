@@ -1,0 +1,395 @@
+//! A static web server under many users (thesis §4.9, host-path §7.8): an Apache-like pool of
+//! worker threads on the server, each blocking in accept() and in reads, and closed-loop
+//! users on the client nodes (round-robin) that connect, send a request, read the response,
+//! close, think and repeat. With keep-alive a user keeps its connection and only the first
+//! request pays the handshake. Without it the server closes first, after the response
+//! (HTTP/1.0), so TIME_WAIT sits on the server and no client runs out of ports.
+//!
+//! A request's response time runs from the user's connect() (or, on a kept-alive connection,
+//! its send) to the response's last byte read. Everything is priced by the cost profile: the
+//! socket path's stages, the connection stages, and `http_request` for Apache's own work per
+//! request (parsing, the file lookup, logging). Responses are copied (no sendfile, §7.8 Q26).
+
+use super::netperf::percentile;
+use super::{Flow, When, Workload};
+use crate::config::{Config, Web as Params};
+use crate::engine::Rng;
+use crate::os::thread::{Op, INTERACTIVE};
+use crate::report::window_json;
+use crate::stack::conn::ConnId;
+use crate::stack::tcp::State;
+use crate::stats::{Snapshot, Window};
+use crate::system::World;
+use crate::units::{Duration, Time};
+use serde_json::{json, Value};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Where a user is in its loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Thinking,
+    Connect,
+    Request,
+    Response,
+    Close,
+}
+
+#[derive(Clone, Debug)]
+struct User {
+    node: usize,
+    thread: usize,
+    conn: Option<ConnId>,
+    step: Step,
+    started: Time,
+}
+
+/// A server worker's operation on the connection it serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Work {
+    Accept,
+    Request,
+    Process,
+    Respond,
+    Close,
+}
+
+#[derive(Clone, Debug)]
+struct Worker {
+    thread: usize,
+    conn: ConnId,
+    work: Work,
+}
+
+pub struct Web {
+    p: Params,
+    seed: u64,
+    rng: Rng,
+    users: Vec<User>,
+    workers: Vec<Worker>,
+    /// (node, thread) → user index (clients) or worker index (server).
+    by_thread: Vec<Vec<usize>>,
+    /// Users thinking, by the time they start their next request.
+    thinking: BinaryHeap<Reverse<(Time, usize)>>,
+    warm_end: Time,
+    end: Time,
+    before: Option<Snapshot>,
+    /// In the window: requests completed, response payload read, response times.
+    requests: u64,
+    response_bytes: u64,
+    response_ps: Vec<u64>,
+    accepted_at_start: u64,
+    failed_connects: u64,
+    result: Option<Window>,
+}
+
+impl Web {
+    pub fn new(cfg: &Config) -> Self {
+        let p = cfg.workload.web.clone();
+        let warm_end = Time(p.warmup_ps.0);
+        Web {
+            warm_end,
+            end: warm_end + p.duration_ps,
+            seed: cfg.run.seed,
+            rng: Rng::new(cfg.run.seed),
+            p,
+            users: Vec::new(),
+            workers: Vec::new(),
+            by_thread: Vec::new(),
+            thinking: BinaryHeap::new(),
+            before: None,
+            requests: 0,
+            response_bytes: 0,
+            response_ps: Vec::new(),
+            accepted_at_start: 0,
+            failed_connects: 0,
+            result: None,
+        }
+    }
+
+    fn boundary(&self) -> Time {
+        if self.before.is_none() {
+            self.warm_end
+        } else {
+            self.end
+        }
+    }
+
+    fn in_window(&self, now: Time) -> bool {
+        self.before.is_some() && now <= self.end
+    }
+
+    /// Think time before a user's next request: exponential with the configured mean.
+    fn think(&mut self) -> Duration {
+        let mean = self.p.think_ps.0 as f64;
+        if mean == 0.0 {
+            return Duration::ZERO;
+        }
+        Duration((-self.rng.uniform_open0().ln() * mean) as u64)
+    }
+
+    /// User `u` starts a request: on a new connection, or its kept-alive one.
+    fn request(&mut self, w: &mut World, u: usize) -> Result<(), String> {
+        let now = w.eng.now();
+        let server = w.server();
+        let user = &mut self.users[u];
+        user.started = now;
+        match user.conn {
+            Some(conn) if self.p.keep_alive => {
+                user.step = Step::Request;
+                let bytes = self.p.request_bytes;
+                w.start_op(user.node, user.thread, Op::Send { conn, bytes });
+            }
+            _ => {
+                let conn = w.socket(user.node, server, true)?;
+                user.conn = Some(conn);
+                user.step = Step::Connect;
+                w.start_op(user.node, user.thread, Op::Connect { conn });
+            }
+        }
+        Ok(())
+    }
+
+    fn user_done(&mut self, w: &mut World, u: usize) -> Result<(), String> {
+        let now = w.eng.now();
+        let in_window = self.in_window(now);
+        let user = &mut self.users[u];
+        let conn = user.conn.expect("a user in a request has a connection");
+        let (node, thread) = (user.node, user.thread);
+        let op = match user.step {
+            Step::Connect if w.nodes[node].conns[conn].tcp.state() == State::Done => {
+                // The handshake gave up: try again with a new connection.
+                self.failed_connects += 1;
+                user.conn = None;
+                return self.request(w, u);
+            }
+            Step::Connect => {
+                user.step = Step::Request;
+                Op::Send {
+                    conn,
+                    bytes: self.p.request_bytes,
+                }
+            }
+            Step::Request => {
+                user.step = Step::Response;
+                Op::Recv {
+                    conn,
+                    bytes: self.p.page_size_bytes,
+                }
+            }
+            Step::Response => {
+                if in_window {
+                    self.requests += 1;
+                    self.response_bytes += self.p.page_size_bytes;
+                    self.response_ps.push((now - user.started).0);
+                }
+                if self.p.keep_alive {
+                    return self.think_then(w, u);
+                }
+                user.step = Step::Close;
+                Op::Close { conn }
+            }
+            Step::Close | Step::Thinking => {
+                user.conn = None;
+                return self.think_then(w, u);
+            }
+        };
+        w.start_op(node, thread, op);
+        Ok(())
+    }
+
+    fn think_then(&mut self, w: &mut World, u: usize) -> Result<(), String> {
+        let d = self.think();
+        if d == Duration::ZERO {
+            return self.request(w, u);
+        }
+        self.users[u].step = Step::Thinking;
+        self.thinking.push(Reverse((w.eng.now() + d, u)));
+        Ok(())
+    }
+
+    fn worker_done(&mut self, w: &mut World, k: usize) {
+        let server = w.server();
+        let wk = &mut self.workers[k];
+        if wk.work == Work::Accept {
+            wk.conn = w.nodes[server]
+                .accepted(wk.thread)
+                .expect("accept returned");
+        }
+        let conn = wk.conn;
+        let at_eof = w.nodes[server].conns[conn].tcp.at_eof();
+        let (next, op) = match wk.work {
+            Work::Accept => (
+                Work::Request,
+                Op::Recv {
+                    conn,
+                    bytes: self.p.request_bytes,
+                },
+            ),
+            // A kept-alive connection the user closed: the worker closes it too.
+            Work::Request if at_eof => (Work::Close, Op::Close { conn }),
+            Work::Request => {
+                let c = &w.cfg.costs.http_request;
+                let (cycles, refs) = (c.i_pkt, c.r_pkt);
+                (Work::Process, Op::Compute { cycles, refs })
+            }
+            Work::Process => (
+                Work::Respond,
+                Op::Send {
+                    conn,
+                    bytes: self.p.page_size_bytes,
+                },
+            ),
+            Work::Respond if self.p.keep_alive => (
+                Work::Request,
+                Op::Recv {
+                    conn,
+                    bytes: self.p.request_bytes,
+                },
+            ),
+            Work::Respond => (Work::Close, Op::Close { conn }),
+            Work::Close => (Work::Accept, Op::Accept),
+        };
+        wk.work = next;
+        let thread = wk.thread;
+        w.start_op(server, thread, op);
+    }
+}
+
+impl Workload for Web {
+    fn start(&mut self, w: &mut World) -> Result<(), String> {
+        if self.p.users == 0 || self.p.workers == 0 {
+            return Err("workload.web.users and workload.web.workers: at least 1 each".into());
+        }
+        let server = w.server();
+        w.listen(server, self.p.backlog, true);
+        self.by_thread = vec![Vec::new(); w.nodes.len()];
+        let index = |by: &mut Vec<Vec<usize>>, node: usize, t: usize, i: usize| {
+            let v = &mut by[node];
+            if v.len() <= t {
+                v.resize(t + 1, usize::MAX);
+            }
+            v[t] = i;
+        };
+        for k in 0..self.p.workers as usize {
+            let thread = w.spawn(server, w.nodes[server].roles.comm, INTERACTIVE)?;
+            index(&mut self.by_thread, server, thread, k);
+            self.workers.push(Worker {
+                thread,
+                conn: 0,
+                work: Work::Accept,
+            });
+            w.start_op(server, thread, Op::Accept);
+        }
+        let mut start = Rng::new(self.seed ^ 0x5745_4221);
+        let spread = self.p.start_spread_ps.0 as f64;
+        for u in 0..self.p.users as usize {
+            let node = u % server;
+            let thread = w.spawn(node, w.nodes[node].roles.comm, INTERACTIVE)?;
+            index(&mut self.by_thread, node, thread, u);
+            self.users.push(User {
+                node,
+                thread,
+                conn: None,
+                step: Step::Thinking,
+                started: Time::ZERO,
+            });
+            let at = Time((start.uniform_open0() * spread) as u64);
+            self.thinking.push(Reverse((at, u)));
+        }
+        Ok(())
+    }
+
+    fn next_time(&self) -> Option<When> {
+        let b = self.boundary();
+        Some(When::Before(match self.thinking.peek() {
+            Some(Reverse((t, _))) => (*t).min(b),
+            None => b,
+        }))
+    }
+
+    fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
+        if let Some(&Reverse((t, u))) = self.thinking.peek() {
+            if t <= self.boundary() {
+                self.thinking.pop();
+                self.request(w, u)?;
+                return Ok(Flow::Continue);
+            }
+        }
+        let server = w.server();
+        let Some(b) = &self.before else {
+            self.before = Some(w.snapshot_at(self.warm_end));
+            self.accepted_at_start = w.nodes[server].stats.connections_accepted;
+            return Ok(Flow::Continue);
+        };
+        let window = Window::between(b, &w.snapshot_at(self.end));
+        w.check(&window)?;
+        self.result = Some(window);
+        Ok(Flow::Stop)
+    }
+
+    fn on_done(&mut self, w: &mut World, node: usize, tid: usize) -> Result<Flow, String> {
+        let Some(&i) = self.by_thread[node].get(tid) else {
+            return Ok(Flow::Continue);
+        };
+        if node == w.server() {
+            self.worker_done(w, i);
+        } else {
+            self.user_done(w, i)?;
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn stalled(&self, _w: &World) -> String {
+        "web: the simulation ran out of events before the window ended".into()
+    }
+
+    fn report(&self, w: &World) -> Value {
+        let Some(window) = &self.result else {
+            return json!({});
+        };
+        let secs = window.seconds();
+        let mut rt = self.response_ps.clone();
+        rt.sort_unstable();
+        let ms = |q: f64| percentile(&rt, q).map(|ps| ps as f64 * 1e-9);
+        let mean_ms =
+            (!rt.is_empty()).then(|| rt.iter().sum::<u64>() as f64 * 1e-9 / rt.len() as f64);
+        let accepted = w.nodes[w.server()].stats.connections_accepted - self.accepted_at_start;
+        let (procs, nodes) = window_json(w, window);
+        // Each client node's busiest processor: the users' side must not be the bottleneck.
+        let clients: Vec<Value> = (0..w.server())
+            .map(|n| {
+                let prefix = format!("node{n}.");
+                let (name, util) = procs
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, _)| k.starts_with(&prefix))
+                    .map(|(k, v)| (k.clone(), v["utilisation"].as_f64().unwrap_or(0.0)))
+                    .fold((String::new(), -1.0), |a, b| if b.1 > a.1 { b } else { a });
+                json!({"node": format!("node{n}"), "busiest": name, "busiest_utilisation": util})
+            })
+            .collect();
+        json!({
+            "web": {
+                "users": self.p.users,
+                "workers": self.p.workers,
+                "page_size_bytes": self.p.page_size_bytes,
+                "request_bytes": self.p.request_bytes,
+                "keep_alive": self.p.keep_alive,
+                "window_s": secs,
+                "requests_per_s": self.requests as f64 / secs,
+                "response_time_ms": {
+                    "count": rt.len(), "mean": mean_ms,
+                    "p50": ms(50.0), "p90": ms(90.0), "p99": ms(99.0),
+                },
+                "bandwidth_mbps": self.response_bytes as f64 * 8.0 / secs / 1e6,
+                "connections_per_s": accepted as f64 / secs,
+                "clients": clients,
+                "failed_connects_run": self.failed_connects,
+            },
+            "processors": procs,
+            "nodes": nodes,
+        })
+    }
+}

@@ -1,0 +1,92 @@
+"""`nicsim web`: a static web server under closed-loop users (host-path §7.8), with
+replications over seeds and, with `--vs-base`, the improvement over the base placement on the
+same hardware. The simulation is the core's `workload::web`; this module maps the command's
+options to parameters and summarises.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .config import parse_set
+from .errors import ConfigError
+from .netperf import replicate
+
+SUMMARISED = ("requests_per_s", "response_time_ms.mean", "response_time_ms.p50", "response_time_ms.p90",
+              "response_time_ms.p99", "bandwidth_mbps", "connections_per_s")
+# Figures compared with base, and whether higher is better.
+VS_BASE = {"requests_per_s": True, "response_time_ms.mean": False, "bandwidth_mbps": True}
+
+
+def web_sets(sets, users=None, page_size=None, mix=None, trace=None, think=None, duration=None, warmup=None,
+             seed=None, clients=None, keep_alive=False) -> dict[str, Any]:
+    """The parameters the command's options stand for, over `--set` overrides."""
+    s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
+    s["workload.kind"] = "web"
+    if mix is not None or trace is not None:
+        raise ConfigError(f"{'--mix' if mix is not None else '--trace'}: file-class mixes and request traces are not "
+                          "built yet; use --page-size")
+    if users is not None:
+        if users < 1:
+            raise ConfigError(f"--users {users}: at least 1")
+        s["workload.web.users"] = users
+    if clients is not None:
+        if clients < 1:
+            raise ConfigError(f"--clients {clients}: at least 1")
+        s["topology.clients"] = clients
+        if clients > 1:
+            s.setdefault("switch.present", True)
+    for key, v in (("page_size_bytes", page_size), ("think_ps", think), ("duration_ps", duration), ("warmup_ps", warmup)):
+        if v is not None:
+            s[f"workload.web.{key}"] = v
+    if keep_alive:
+        s["workload.web.keep_alive"] = True
+    if seed is not None:
+        s["run.seed"] = seed
+    return s
+
+
+def run_web(config_source=None, sets=None, replications: int = 1, vs_base: bool = False, **options) -> dict:
+    """One run (or replications); with `vs_base`, the same configuration with the base
+    placement too, and each figure's improvement over it in percent."""
+    if replications < 1:
+        raise ConfigError(f"--replications {replications}: at least 1")
+    s = web_sets(sets, **options)
+    out = replicate(config_source, s, replications, "web", SUMMARISED)
+    if vs_base:
+        base = replicate(config_source, {**s, "placement.preset": "base"}, replications, "web", SUMMARISED)
+        mean = lambda doc, path: (doc["summary"][path]["mean"] if "summary" in doc else _at(doc["web"], path))
+        out["vs_base"] = {}
+        for path, higher in VS_BASE.items():
+            b, v = mean(base, path), mean(out, path)
+            gain = None if not b or v is None else (v / b - 1) * 100 * (1 if higher else -1)
+            out["vs_base"][path] = {"base": b, "this": v, "improvement_percent": gain}
+    return out
+
+
+def _at(doc: dict, path: str):
+    for part in path.split("."):
+        if not isinstance(doc, dict) or doc.get(part) is None:
+            return None
+        doc = doc[part]
+    return doc
+
+
+def print_web(out: dict, categories: tuple[str, ...]) -> None:
+    w = out["web"]
+    rt = w["response_time_ms"]
+    print(f"web: {w['users']} users, {w['page_size_bytes']} B pages, keep-alive {'on' if w['keep_alive'] else 'off'}, "
+          f"{w['workers']} workers, window {w['window_s']:.3f} s")
+    print(f"{w['requests_per_s']:,.1f} requests/s, {w['bandwidth_mbps']:,.1f} Mbps, {w['connections_per_s']:,.1f} connections/s")
+    if rt["count"]:
+        print(f"response time: mean {rt['mean']:.3f} ms, p50 {rt['p50']:.3f}, p90 {rt['p90']:.3f}, p99 {rt['p99']:.3f} ms")
+    for c in w["clients"]:
+        note = "  (near saturation: the client may be the bottleneck)" if c["busiest_utilisation"] > 0.9 else ""
+        print(f"client {c['node']}: busiest processor {c['busiest']} at {c['busiest_utilisation']:.3f}{note}")
+    print(f"{'processor':<14} {'util':>6} " + " ".join(f"{c:>7}" for c in categories))
+    for k, pr in out["processors"].items():
+        print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in categories))
+    for path, v in out.get("vs_base", {}).items():
+        if v["improvement_percent"] is not None:
+            print(f"{path}: {v['this']:,.3f} against base {v['base']:,.3f}: {v['improvement_percent']:+.1f}%")
+    for path, s in out.get("summary", {}).items():
+        print(f"{path}: {s['mean']:,.3f} ± {s['ci95_half_width']:,.3f} (95% CI, {s['n']} seeds)")

@@ -1,0 +1,73 @@
+"""`nicsim web`: a static web server under closed-loop users (issue 14, first slice)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from nicsim.netperf import run_netperf
+from nicsim.web import run_web
+
+SHORT = {"workload.web.duration_ps": "300 ms", "workload.web.warmup_ps": "100 ms"}
+
+
+def cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "nicsim", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_one_user_keep_alive_costs_a_request_response_plus_the_servers_own_work():
+    sizes = {"workload.web.page_size_bytes": "200 B", "workload.web.request_bytes": "200 B"}
+    web = run_web("ortiz2008-base", {**SHORT, **sizes}, users=1, think="5 ms", keep_alive=True)
+    w = web["web"]
+    rr = run_netperf("ortiz2008-base", {"workload.netperf.duration_ps": "300 ms", "workload.netperf.warmup_ps": "100 ms"},
+                     test="TCP_RR", msg_size="200 B")["netperf"]
+    extra_ms = w["response_time_ms"]["mean"] - rr["latency_us"]["mean"] / 1000
+    # The server's application work per request (Apache's parsing, lookup, logging).
+    app_ms = web["processors"]["node1.cpu0"]["busy"]["app"] * w["window_s"] / w["response_time_ms"]["count"] * 1000
+    assert extra_ms == pytest.approx(app_ms, rel=0.1)
+    assert web["processors"]["node1.cpu0"]["busy"]["conn"] == 0  # one connection, opened before the window
+
+
+def test_a_connection_per_request_pays_setup_and_teardown():
+    ka = run_web("ortiz2008-base", SHORT, users=1, think="5 ms", keep_alive=True)["web"]
+    out = run_web("ortiz2008-base", SHORT, users=1, think="5 ms")
+    w = out["web"]
+    assert w["response_time_ms"]["mean"] > ka["response_time_ms"]["mean"]
+    assert w["connections_per_s"] == pytest.approx(w["requests_per_s"], rel=0.05)
+    assert out["processors"]["node1.cpu0"]["busy"]["conn"] > 0
+    for d in out["conservation"].values():
+        assert d["sent_bytes"] == d["delivered_bytes"] + d["in_flight_bytes"] + d["dropped_bytes"]
+
+
+@pytest.mark.parametrize("preset", ["ortiz2008-base", "ortiz2008-offload", "ortiz2008-onload", "ortiz2008-hybrid"])
+def test_every_placement_serves_and_the_default_client_is_not_the_bottleneck(preset):
+    w = run_web(preset, SHORT)["web"]
+    assert w["requests_per_s"] > 0 and w["bandwidth_mbps"] > 0
+    assert all(c["busiest_utilisation"] < 0.9 for c in w["clients"])
+
+
+def test_vs_base_reports_the_improvement_and_replications_a_confidence_interval():
+    out = run_web("ortiz2008-offload", SHORT, users=200, vs_base=True, replications=2)
+    v = out["vs_base"]["requests_per_s"]
+    assert v["improvement_percent"] == pytest.approx((v["this"] / v["base"] - 1) * 100)
+    assert out["summary"]["requests_per_s"]["n"] == 2
+
+
+@pytest.mark.parametrize("args, names", [
+    (["--mix", "specweb99"], "--mix"),
+    (["--trace", "t.csv"], "--trace"),
+    (["--users", "0"], "--users 0"),
+    (["--page-size", "-5 KiB"], "workload.web.page_size_bytes"),
+])
+def test_bad_input_gets_one_line(args, names):
+    r = cli("web", "ortiz2008-base", *args)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and names in lines[0], r.stderr
+
+
+def test_the_command_prints_a_table_and_json():
+    r = cli("web", "ortiz2008-base", "--users", "50", "--duration", "100 ms", "--warmup", "50 ms")
+    assert r.returncode == 0, r.stderr
+    assert "requests/s" in r.stdout and "response time" in r.stdout
+    j = json.loads(cli("web", "ortiz2008-base", "--users", "50", "--duration", "100 ms", "--warmup", "50 ms", "--json").stdout)
+    assert {"users", "requests_per_s", "response_time_ms", "bandwidth_mbps", "connections_per_s", "clients"} <= set(j["web"])
