@@ -54,7 +54,7 @@ def test_vs_base_reports_the_improvement_and_replications_a_confidence_interval(
 
 
 @pytest.mark.parametrize("args, names", [
-    (["--mix", "specweb99"], "--mix"),
+    (["--mix", "specweb99"], "workload.web.mix"),
     (["--trace", "t.csv"], "--trace"),
     (["--users", "0"], "--users 0"),
     (["--page-size", "-5 KiB"], "workload.web.page_size_bytes"),
@@ -63,6 +63,17 @@ def test_bad_input_gets_one_line(args, names):
     r = cli("web", "ortiz2008-base", *args)
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and names in lines[0], r.stderr
+
+
+def test_specweb99_static_and_lognormal_mixes_draw_sizes_with_their_means():
+    spec = run_web("ortiz2008-base", SHORT, users=200, mix="specweb99_static")["web"]
+    # Mean size of the class shares and the even choice within a class: about 14.6 KiB.
+    mean = spec["bandwidth_mbps"] * 1e6 / 8 / spec["requests_per_s"]
+    assert mean == pytest.approx(0.35 * 512 + 0.50 * 5120 + 0.14 * 51200 + 0.01 * 512000, rel=0.35)
+    logn = run_web("ortiz2008-base", {**SHORT, "workload.web.page_size_bytes": "8 KiB"}, users=200, mix="lognormal",
+                   keep_alive=True)["web"]
+    assert "stand-in" in logn["mix"]
+    assert logn["bandwidth_mbps"] * 1e6 / 8 / logn["requests_per_s"] == pytest.approx(8192, rel=0.35)
 
 
 def test_the_command_prints_a_table_and_json():

@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(wb)
     wb.add_argument("--users", type=int, help="concurrent users (default 100)")
     wb.add_argument("--page-size", help="response size, e.g. '5 KiB' or '300 KiB' (default 5 KiB)")
-    wb.add_argument("--mix", help="a file-class mix (not built yet)")
+    wb.add_argument("--mix", help="response sizes: specweb99_static, or lognormal (a heavy-tailed stand-in); default fixed at --page-size")
     wb.add_argument("--trace", help="a request trace (not built yet)")
     wb.add_argument("--think", help="mean think time between requests, e.g. '10 ms' (default none)")
     wb.add_argument("--keep-alive", action="store_true", help="users keep their connection across requests")

@@ -165,6 +165,8 @@ PARAMS: list[Param] = [
     P("workload.web.request_bytes", "size", "200 B", "HTTP request size", "[N] Q26 default", min=1, max=1048576),
     P("workload.web.think_ps", "time", "0 s", "mean of the exponential think time between a response and the next request; 0: none", "[N] Q26 default: no think time", min=0, max=1e+15),
     P("workload.web.keep_alive", "bool", False, "users keep their connection across requests (HTTP/1.1 keep-alive); off: a connection per request, the server closing first", "[N] Q26 default: off"),
+    P("workload.web.mix", "choice", "fixed", "response sizes: fixed (page_size_bytes); specweb99_static (four classes, 35/50/14/1 % of requests, nine files each from 102 B to 921 KiB, chosen evenly within a class); lognormal (heavy-tailed sizes with mean page_size_bytes and, with keep-alive, lifetimes with mean requests_per_connection; shape 1.2816 so the smaller half carries 10%: a stand-in, not a trace)", "[R] SPECweb99 static file set (class shares as handoff.md §9.1 gives them, unverified); [N] handoff.md §7.5", choices=("fixed", "specweb99_static", "lognormal")),
+    P("workload.web.requests_per_connection", "float", 0.0, "with keep-alive: requests per connection (its mean with the lognormal mix); 0: a connection lasts for ever", "[N]", min=0, max=1e6),
     P("workload.web.backlog", "int", 128, "the server's listen() backlog", "[R] Apache ListenBacklog 511, capped by Linux 2.6 SOMAXCONN = 128", min=0, max=65535),
     P("workload.web.duration_ps", "time", "1 s", "measured window", "[N]", min=1, max=1e+15),
     P("workload.web.warmup_ps", "time", "200 ms", "unmeasured warm-up", "[N]", min=0, max=1e+15),

@@ -22,9 +22,10 @@ def web_sets(sets, users=None, page_size=None, mix=None, trace=None, think=None,
     """The parameters the command's options stand for, over `--set` overrides."""
     s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
     s["workload.kind"] = "web"
-    if mix is not None or trace is not None:
-        raise ConfigError(f"{'--mix' if mix is not None else '--trace'}: file-class mixes and request traces are not "
-                          "built yet; use --page-size")
+    if trace is not None:
+        raise ConfigError("--trace: request traces are not built yet; use --page-size or --mix")
+    if mix is not None:
+        s["workload.web.mix"] = mix
     if users is not None:
         if users < 1:
             raise ConfigError(f"--users {users}: at least 1")

@@ -457,6 +457,18 @@ pub struct Workload {
     pub web: Web,
 }
 
+/// Response sizes of the web workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebMix {
+    /// Every response `page_size_bytes`; every connection `requests_per_connection` requests.
+    Fixed,
+    /// SPECweb99's static file set: four classes by request share.
+    Specweb99Static,
+    /// Heavy-tailed stand-in (handoff.md §7.5): lognormal sizes and lifetimes, σ = 1.2816.
+    Lognormal,
+}
+
 /// A static web server under closed-loop users (`workload::web`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -468,6 +480,10 @@ pub struct Web {
     /// Mean of the exponential think time between a response and the next request.
     pub think_ps: Duration,
     pub keep_alive: bool,
+    /// Where response sizes (and, with keep-alive, connection lifetimes) come from.
+    pub mix: WebMix,
+    /// With keep-alive: mean requests per connection (0: a connection lasts for ever).
+    pub requests_per_connection: f64,
     pub backlog: u32,
     pub duration_ps: Duration,
     pub warmup_ps: Duration,

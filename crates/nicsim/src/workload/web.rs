@@ -12,7 +12,7 @@
 
 use super::netperf::percentile;
 use super::{Flow, When, Workload};
-use crate::config::{Config, Web as Params};
+use crate::config::{Config, Web as Params, WebMix};
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
@@ -42,6 +42,9 @@ struct User {
     conn: Option<ConnId>,
     step: Step,
     started: Time,
+    /// Requests left on the kept-alive connection (0: no limit), and this one's response size.
+    left: u32,
+    size: u64,
 }
 
 /// A server worker's operation on the connection it serves.
@@ -67,6 +70,9 @@ pub struct Web {
     rng: Rng,
     users: Vec<User>,
     workers: Vec<Worker>,
+    /// The response size of each connection's current request, by flow id (the worker's
+    /// file, as the request names it).
+    sizes: Vec<u64>,
     /// (node, thread) → user index (clients) or worker index (server).
     by_thread: Vec<Vec<usize>>,
     /// Users thinking, by the time they start their next request.
@@ -95,6 +101,7 @@ impl Web {
             p,
             users: Vec::new(),
             workers: Vec::new(),
+            sizes: Vec::new(),
             by_thread: Vec::new(),
             thinking: BinaryHeap::new(),
             before: None,
@@ -128,25 +135,73 @@ impl Web {
         Duration((-self.rng.uniform_open0().ln() * mean) as u64)
     }
 
+    /// A lognormal draw with shape σ = 1.2816 (the smaller half carries 10% of the total,
+    /// handoff.md §7.5) and mean `mean`, rounded to an integer of at least 1.
+    fn lognormal(&mut self, mean: f64) -> u64 {
+        const SIGMA: f64 = 1.2816;
+        let (a, b) = (self.rng.uniform_open0(), self.rng.uniform_open0());
+        let z = (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos();
+        let mu = mean.ln() - SIGMA * SIGMA / 2.0;
+        ((mu + SIGMA * z).exp().round() as u64).max(1)
+    }
+
+    /// The response size of the next request.
+    fn response_size(&mut self) -> u64 {
+        match self.p.mix {
+            WebMix::Fixed => self.p.page_size_bytes,
+            WebMix::Specweb99Static => {
+                // Class shares 35 / 50 / 14 / 1 %; nine files per class, of (k + 1) tenths of
+                // the class's decade (102 B … 921 KiB); a file chosen evenly within its class.
+                let u = self.rng.uniform_open0();
+                let class = [0.35, 0.85, 0.99].iter().filter(|&&c| u > c).count() as u32;
+                let k = (self.rng.uniform_open0() * 9.0).ceil().clamp(1.0, 9.0) as u64;
+                k * 1024 * 10u64.pow(class) / 10
+            }
+            WebMix::Lognormal => self.lognormal(self.p.page_size_bytes as f64),
+        }
+    }
+
+    /// Requests a new connection carries (0: no limit); 1 without keep-alive.
+    fn lifetime(&mut self) -> u32 {
+        let mean = self.p.requests_per_connection;
+        match (self.p.keep_alive, self.p.mix) {
+            (false, _) => 1,
+            (true, _) if mean <= 0.0 => 0,
+            (true, WebMix::Lognormal) => self.lognormal(mean).min(u32::MAX as u64) as u32,
+            (true, _) => mean.round().max(1.0) as u32,
+        }
+    }
+
     /// User `u` starts a request: on a new connection, or its kept-alive one.
     fn request(&mut self, w: &mut World, u: usize) -> Result<(), String> {
         let now = w.eng.now();
         let server = w.server();
+        let size = self.response_size();
+        let lifetime = self.lifetime();
         let user = &mut self.users[u];
         user.started = now;
-        match user.conn {
-            Some(conn) if self.p.keep_alive => {
+        user.size = size;
+        let conn = match user.conn {
+            Some(conn) => {
                 user.step = Step::Request;
                 let bytes = self.p.request_bytes;
                 w.start_op(user.node, user.thread, Op::Send { conn, bytes });
+                conn
             }
-            _ => {
+            None => {
                 let conn = w.socket(user.node, server, true)?;
                 user.conn = Some(conn);
+                user.left = lifetime;
                 user.step = Step::Connect;
                 w.start_op(user.node, user.thread, Op::Connect { conn });
+                conn
             }
+        };
+        let flow = w.nodes[user.node].conns[conn].tcp.flow as usize;
+        if self.sizes.len() <= flow {
+            self.sizes.resize(flow + 1, 0);
         }
+        self.sizes[flow] = size;
         Ok(())
     }
 
@@ -174,16 +229,18 @@ impl Web {
                 user.step = Step::Response;
                 Op::Recv {
                     conn,
-                    bytes: self.p.page_size_bytes,
+                    bytes: user.size,
                 }
             }
             Step::Response => {
                 if in_window {
                     self.requests += 1;
-                    self.response_bytes += self.p.page_size_bytes;
+                    self.response_bytes += user.size;
                     self.response_ps.push((now - user.started).0);
                 }
-                if self.p.keep_alive {
+                // A kept-alive connection goes on until its lifetime is spent.
+                if self.p.keep_alive && user.left != 1 {
+                    user.left = user.left.saturating_sub(1);
                     return self.think_then(w, u);
                 }
                 user.step = Step::Close;
@@ -233,13 +290,11 @@ impl Web {
                 let (cycles, refs) = (c.i_pkt, c.r_pkt);
                 (Work::Process, Op::Compute { cycles, refs })
             }
-            Work::Process => (
-                Work::Respond,
-                Op::Send {
-                    conn,
-                    bytes: self.p.page_size_bytes,
-                },
-            ),
+            Work::Process => {
+                let flow = w.nodes[server].conns[conn].tcp.flow as usize;
+                let bytes = self.sizes[flow];
+                (Work::Respond, Op::Send { conn, bytes })
+            }
             Work::Respond if self.p.keep_alive => (
                 Work::Request,
                 Op::Recv {
@@ -293,6 +348,8 @@ impl Workload for Web {
                 conn: None,
                 step: Step::Thinking,
                 started: Time::ZERO,
+                left: 0,
+                size: 0,
             });
             let at = Time((start.uniform_open0() * spread) as u64);
             self.thinking.push(Reverse((at, u)));
@@ -375,6 +432,11 @@ impl Workload for Web {
                 "users": self.p.users,
                 "workers": self.p.workers,
                 "page_size_bytes": self.p.page_size_bytes,
+                "mix": match self.p.mix {
+                    WebMix::Fixed => "fixed",
+                    WebMix::Specweb99Static => "specweb99_static",
+                    WebMix::Lognormal => "lognormal (a stand-in for traces, not a trace)",
+                },
                 "request_bytes": self.p.request_bytes,
                 "keep_alive": self.p.keep_alive,
                 "window_s": secs,
