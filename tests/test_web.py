@@ -82,3 +82,17 @@ def test_the_command_prints_a_table_and_json():
     assert "requests/s" in r.stdout and "response time" in r.stdout
     j = json.loads(cli("web", "ortiz2008-base", "--users", "50", "--duration", "100 ms", "--warmup", "50 ms", "--json").stdout)
     assert {"users", "requests_per_s", "response_time_ms", "bandwidth_mbps", "connections_per_s", "clients"} <= set(j["web"])
+
+
+def test_a_sweep_over_users_and_page_sizes_gives_one_report_with_the_curves(tmp_path):
+    store = tmp_path / "s.sqlite"
+    r = cli("sweep", "ortiz2008-offload", "--benchmark", "web", "--grid", "workload.web.users=50,100",
+            "--grid", "workload.web.page_size_bytes=5KiB,300KiB", "--set", "workload.web.duration_ps=100 ms",
+            "--set", "workload.web.warmup_ps=50 ms", "--out", str(store), timeout=300)
+    assert r.returncode == 0, r.stderr
+    r = cli("report", str(store), "--out", str(tmp_path / "rep"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "rep" / "web_requests.png").exists() and (tmp_path / "rep" / "web_response.png").exists()
+    import pandas as pd
+    points = pd.read_csv(tmp_path / "rep" / "points.csv")
+    assert len(points) == 4 and (points.status == "ok").all()

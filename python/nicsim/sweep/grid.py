@@ -38,7 +38,7 @@ from ..errors import ConfigError
 from ..params import BY_KEY
 from ..placements import NEEDS, PLACEMENTS
 
-BENCHMARKS = ("netpipe", "hpcbench")
+BENCHMARKS = ("netpipe", "hpcbench", "web")
 # Grid keys that are arguments of run_hpcbench, not configuration keys, and their kinds.
 HPC_ARGS = {"gamma": "float", "a": "float", "msg_size": "size", "duration": "time"}
 PLACEMENT_KEY = "placement"
@@ -73,7 +73,7 @@ class Point:
             "index": self.index,
             "key": self.key,
             "benchmark": self.benchmark,
-            "resolved": self.resolved if self.benchmark == "netpipe" else None,
+            "resolved": self.resolved if self.benchmark in ("netpipe", "web") else None,
             "source": self.source,
             "sets": self.sets,
             "bench_args": self.bench_args,

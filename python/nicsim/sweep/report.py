@@ -295,6 +295,43 @@ def fig_busy_hpcbench(rows: list[dict]) -> Any:
     return _bars(groups, "Receiver (node1) busy time by category (Hpcbench)", "busy time (fraction of the measured window)")
 
 
+# --- web server -------------------------------------------------------------------------------
+
+WEB_X = "workload.web.users"
+
+
+def _web_rows(df: pd.DataFrame, params: dict, results: dict) -> list[dict]:
+    rows = []
+    for _, row in df[(df.status == "ok") & (df.benchmark == "web")].iterrows():
+        res = results.get(row.key)
+        if not res:
+            continue
+        pr = params[row.key]
+        w = res["web"]
+        others = tuple((k, v) for k, v in pr.items() if k not in (WEB_X, "placement"))
+        rows.append({"placement": row.placement, "users": w["users"], "others": others,
+                     "rps": w["requests_per_s"], "rt": w["response_time_ms"]["mean"], "mbps": w["bandwidth_mbps"]})
+    return rows
+
+
+def fig_web(rows: list[dict], y: str, label: str) -> Any:
+    groups: dict[tuple, list] = defaultdict(list)
+    for r in rows:
+        groups[(r["placement"], r["others"])].append(r)
+    fig, ax = plt.subplots(figsize=(7.0, 4.4))
+    rank: dict[str, int] = defaultdict(int)
+    for (pl, others), rs in groups.items():
+        rs.sort(key=lambda r: r["users"])
+        ls = LINESTYLES[rank[pl] % len(LINESTYLES)]
+        rank[pl] += 1
+        lab = pl + ("" if not others else ", " + ", ".join(f"{_short(k)}={v}" for k, v in others))
+        ax.plot([r["users"] for r in rs], [r[y] for r in rs], linestyle=ls, marker="o", ms=3, color=colour(pl), label=lab)
+    ax.set(xlabel="concurrent users", ylabel=label, title=f"Web server: {label.split(' (')[0]} against users")
+    _finish(ax)
+    fig.tight_layout()
+    return fig
+
+
 # --- writing -----------------------------------------------------------------------------------
 
 def _save(fig, out: Path, name: str) -> str:
@@ -363,6 +400,12 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
         figs.append(("busy_hpcbench", "Receiver busy time by category in the Hpcbench runs.",
                      _save(fig_busy_hpcbench(grows), out, "busy_hpcbench")))
 
+    wrows = _web_rows(df, params, results)
+    if wrows:
+        figs.append(("web_requests", "Web server requests per second against concurrent users, one curve per configuration.",
+                     _save(fig_web(wrows, "rps", "requests per second (1/s)"), out, "web_requests")))
+        figs.append(("web_response", "Mean response time against concurrent users.",
+                     _save(fig_web(wrows, "rt", "mean response time (ms)"), out, "web_response")))
     df.to_csv(out / "points.csv", index=False)
     df.to_parquet(out / "points.parquet", index=False)
     if curves:

@@ -39,6 +39,12 @@ def summarise(benchmark: str, out: dict[str, Any]) -> dict[str, Any]:
         s["events"] = out.get("simulator", {}).get("events")
         s["simulated_s"] = out.get("simulator", {}).get("simulated_s")
         return s
+    if benchmark == "web":
+        w = out.get("web", {})
+        s = {k: v for k, v in w.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        for k, v in (w.get("response_time_ms") or {}).items():
+            s[f"response_time_ms.{k}"] = v
+        return s
     h = out.get("hpcbench", {})
     s = {k: v for k, v in h.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
     for k, v in (out.get("laws") or {}).items():
@@ -52,7 +58,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     _fault(task["index"])
     t0 = time.perf_counter()
     try:
-        if task["benchmark"] == "netpipe":
+        if task["benchmark"] in ("netpipe", "web"):
             from ..api import run
 
             out = run(task["resolved"])
