@@ -70,6 +70,7 @@ INDIRECT = {
     "onload.per_packet_irq": ({**TWO, "placement.preset": "onload"}, True, "placements.1.per_packet_irq", True),
     # The trace file is read into two arrays (value and expectation filled in by `_plan`).
     "workload.packet_gen.trace_file": ({"workload.kind": "packet_gen"}, None, "workload.packet_gen.trace_frame_bytes", [100, 200]),
+    "workload.web.trace_file": ({"workload.kind": "web"}, None, "workload.web.trace_responses", [[100, 200]]),
 }
 # costs.profile has one choice today, so it cannot be changed; its content reaching the core
 # is checked in test_the_cost_profile_reaches_the_core. A second profile must be added here.
@@ -124,7 +125,11 @@ def _plan(p, tmp_path):
 
     if p.key in INDIRECT:
         ctx, value, field, expected = INDIRECT[p.key]
-        if p.kind == "path":
+        if p.key == "workload.web.trace_file":
+            f = tmp_path / "web.csv"
+            f.write_text("connection_id,request_index,response_bytes\n7,1,200\n7,0,100\n")
+            value = str(f)
+        elif p.kind == "path":
             f = tmp_path / "trace.csv"
             f.write_text("length_bytes,interval_ns\n100,1000\n200,2000\n")
             value = str(f)

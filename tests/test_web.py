@@ -55,7 +55,7 @@ def test_vs_base_reports_the_improvement_and_replications_a_confidence_interval(
 
 @pytest.mark.parametrize("args, names", [
     (["--mix", "specweb99"], "workload.web.mix"),
-    (["--trace", "t.csv"], "--trace"),
+    (["--trace", "missing.csv"], "workload.web.trace_file"),
     (["--users", "0"], "--users 0"),
     (["--page-size", "-5 KiB"], "workload.web.page_size_bytes"),
 ])
@@ -96,3 +96,36 @@ def test_a_sweep_over_users_and_page_sizes_gives_one_report_with_the_curves(tmp_
     import pandas as pd
     points = pd.read_csv(tmp_path / "rep" / "points.csv")
     assert len(points) == 4 and (points.status == "ok").all()
+
+
+def test_a_trace_is_replayed_connection_by_connection(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("connection_id,request_index,response_bytes\n"
+                 "a,1,2000\na,0,1000\nb,0,5000\nc,0,100\nc,1,100\nc,2,100\n")
+    w = run_web("ortiz2008-base", SHORT, users=4, trace=str(f))["web"]
+    assert w["mix"] == "trace"
+    # Per pass: 6 requests on 3 connections, 8,300 bytes.
+    assert w["bandwidth_mbps"] * 1e6 / 8 / w["requests_per_s"] == pytest.approx(8300 / 6, rel=0.1)
+    assert w["connections_per_s"] == pytest.approx(w["requests_per_s"] / 2, rel=0.1)
+
+
+def test_a_trace_with_arrivals_holds_each_connection_until_it_arrives(tmp_path):
+    f = tmp_path / "t.csv"
+    # Ten connections, one every 10 ms: the trace, not the users, sets the pace.
+    f.write_text("connection_id,request_index,response_bytes,arrival_ns\n"
+                 + "".join(f"{i},0,1000,{i * 10_000_000}\n" for i in range(10)))
+    w = run_web("ortiz2008-base", SHORT, users=50, trace=str(f))["web"]
+    assert w["requests_per_s"] == pytest.approx(100, rel=0.1)
+
+
+@pytest.mark.parametrize("text, names", [
+    ("connection_id,response_bytes\n1,100\n", "needs columns"),
+    ("connection_id,request_index,response_bytes\n1,0,x\n", "line 2"),
+    ("connection_id,request_index,response_bytes\n1,0,0\n", "at least 1"),
+])
+def test_a_bad_trace_is_one_line(tmp_path, text, names):
+    f = tmp_path / "t.csv"
+    f.write_text(text)
+    r = cli("web", "ortiz2008-base", "--trace", str(f))
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1 and names in lines[0] and "workload.web.trace_file" in lines[0], r.stderr

@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     wb.add_argument("--users", type=int, help="concurrent users (default 100)")
     wb.add_argument("--page-size", help="response size, e.g. '5 KiB' or '300 KiB' (default 5 KiB)")
     wb.add_argument("--mix", help="response sizes: specweb99_static, or lognormal (a heavy-tailed stand-in); default fixed at --page-size")
-    wb.add_argument("--trace", help="a request trace (not built yet)")
+    wb.add_argument("--trace", help="a request trace to replay: CSV of connection_id, request_index, response_bytes[, arrival_ns]")
     wb.add_argument("--think", help="mean think time between requests, e.g. '10 ms' (default none)")
     wb.add_argument("--keep-alive", action="store_true", help="users keep their connection across requests")
     wb.add_argument("--clients", type=int, help="client nodes the users are spread over (default the preset's)")

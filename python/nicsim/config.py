@@ -310,6 +310,16 @@ def _trace(v: dict) -> tuple[list[int], list[int]]:
     return load_trace(path, v["nic.mtu_bytes"] + 18, v["link.rate_bps"])
 
 
+def _web_trace(v: dict) -> tuple[list[list[int]], list[int]]:
+    """The web request trace the workload replays, read only when the workload uses it."""
+    path = v["workload.web.trace_file"]
+    if not path or v["workload.kind"] != "web":
+        return [], []
+    from .trace import load_web_trace
+
+    return load_web_trace(path)
+
+
 def build_core(v: dict, costs: dict) -> dict:
     """The nested document the Rust core deserialises (every field, base units)."""
     core: dict[str, Any] = {}
@@ -324,5 +334,7 @@ def build_core(v: dict, costs: dict) -> dict:
     core["placements"] = node_placements(v)
     gaps, lengths = _trace(v)
     core["workload"]["packet_gen"].update(trace_gaps_ps=gaps, trace_frame_bytes=lengths)
+    sizes, arrivals = _web_trace(v)
+    core["workload"]["web"].update(trace_responses=sizes, trace_arrivals_ps=arrivals)
     core["costs"] = {"scale": dict(costs["scale"]), **{k: dict(s) for k, s in costs["stages"].items()}}
     return copy.deepcopy(core)

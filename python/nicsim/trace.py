@@ -54,3 +54,47 @@ def load_trace(path: str | Path, max_frame_bytes: int, link_bps: int) -> tuple[l
     if gaps[0] == 0:
         gaps[0] = round(sum(gaps) / max(1, len(gaps) - 1))
     return gaps, lengths
+
+
+WEB_KEY = "workload.web.trace_file"
+
+
+def load_web_trace(path: str | Path) -> tuple[list[list[int]], list[int]]:
+    """A web request trace (handoff.md §9.2): a CSV with a header, one request per row,
+    `connection_id, request_index, response_bytes[, arrival_ns]`. Returns each connection's
+    response sizes in request order (connections in order of first appearance), and, when the
+    file has `arrival_ns`, each connection's arrival in ps (its earliest row's)."""
+    p = Path(path)
+    try:
+        with open(p, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except FileNotFoundError:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} not found") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} cannot be read: {e}") from None
+    if not rows:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} has no requests")
+    cols = set(rows[0])
+    need = {"connection_id", "request_index", "response_bytes"}
+    if not need <= cols:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} needs columns connection_id, request_index, response_bytes "
+                          f"[, arrival_ns]; it has {', '.join(sorted(c for c in cols if c))}")
+    timed = "arrival_ns" in cols
+    conns: dict[str, list[tuple[int, int]]] = {}
+    arrival: dict[str, float] = {}
+    for i, r in enumerate(rows, start=2):
+        try:
+            idx, size = int(r["request_index"]), int(r["response_bytes"])
+            t = float(r["arrival_ns"]) if timed else 0.0
+        except (TypeError, ValueError):
+            raise ConfigError(f"{WEB_KEY}: {str(p)!r} line {i}: request_index and response_bytes must be integers"
+                              + (", arrival_ns a number" if timed else "")) from None
+        if size < 1 or idx < 0 or t < 0 or t != t or t == float("inf"):
+            raise ConfigError(f"{WEB_KEY}: {str(p)!r} line {i}: response_bytes must be at least 1, request_index and "
+                              "arrival_ns at least 0")
+        cid = r["connection_id"]
+        conns.setdefault(cid, []).append((idx, size))
+        arrival[cid] = min(arrival.get(cid, t), t)
+    sizes = [[s for _, s in sorted(reqs)] for reqs in conns.values()]
+    arrivals = [round(arrival[c] * 1000) for c in conns] if timed else []
+    return sizes, arrivals

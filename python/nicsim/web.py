@@ -23,7 +23,7 @@ def web_sets(sets, users=None, page_size=None, mix=None, trace=None, think=None,
     s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
     s["workload.kind"] = "web"
     if trace is not None:
-        raise ConfigError("--trace: request traces are not built yet; use --page-size or --mix")
+        s["workload.web.trace_file"] = trace
     if mix is not None:
         s["workload.web.mix"] = mix
     if users is not None:

@@ -484,6 +484,10 @@ pub struct Web {
     pub mix: WebMix,
     /// With keep-alive: mean requests per connection (0: a connection lasts for ever).
     pub requests_per_connection: f64,
+    /// A request trace, when one is given: each connection's response sizes in request order,
+    /// and (if the trace has them) each connection's arrival.
+    pub trace_responses: Vec<Vec<u64>>,
+    pub trace_arrivals_ps: Vec<u64>,
     pub backlog: u32,
     pub duration_ps: Duration,
     pub warmup_ps: Duration,

@@ -45,6 +45,8 @@ struct User {
     /// Requests left on the kept-alive connection (0: no limit), and this one's response size.
     left: u32,
     size: u64,
+    /// Replaying a trace: the trace connection, and its next request.
+    replay: Option<(usize, usize)>,
 }
 
 /// A server worker's operation on the connection it serves.
@@ -86,6 +88,8 @@ pub struct Web {
     response_ps: Vec<u64>,
     accepted_at_start: u64,
     failed_connects: u64,
+    /// The next trace connection a user takes (the trace repeats).
+    next_trace: usize,
     result: Option<Window>,
 }
 
@@ -110,6 +114,7 @@ impl Web {
             response_ps: Vec::new(),
             accepted_at_start: 0,
             failed_connects: 0,
+            next_trace: 0,
             result: None,
         }
     }
@@ -172,13 +177,55 @@ impl Web {
         }
     }
 
+    /// Whether connections outlive one request: keep-alive, or a trace's connections.
+    fn persistent(&self) -> bool {
+        self.p.keep_alive || !self.p.trace_responses.is_empty()
+    }
+
+    /// A user about to open a connection takes the next trace connection; if it has not
+    /// arrived yet, the user waits for it (true).
+    fn take_trace(&mut self, w: &World, u: usize) -> bool {
+        let trace = &self.p.trace_responses;
+        if trace.is_empty() || self.users[u].conn.is_some() {
+            return false;
+        }
+        if self.users[u].replay.is_none() {
+            let c = self.next_trace % trace.len();
+            // Arrivals repeat with the trace, shifted by its span on each pass.
+            let pass = (self.next_trace / trace.len()) as u64;
+            self.next_trace += 1;
+            self.users[u].replay = Some((c, 0));
+            let span = self.p.trace_arrivals_ps.iter().max().copied().unwrap_or(0) + 1;
+            if let Some(&at) = self.p.trace_arrivals_ps.get(c) {
+                let at = Time(at + pass * span);
+                if at > w.eng.now() {
+                    self.users[u].step = Step::Thinking;
+                    self.thinking.push(Reverse((at, u)));
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// User `u` starts a request: on a new connection, or its kept-alive one.
     fn request(&mut self, w: &mut World, u: usize) -> Result<(), String> {
+        if self.take_trace(w, u) {
+            return Ok(());
+        }
         let now = w.eng.now();
         let server = w.server();
-        let size = self.response_size();
-        let lifetime = self.lifetime();
+        let (size, lifetime) = match self.users[u].replay {
+            Some((c, k)) => {
+                let reqs = &self.p.trace_responses[c];
+                (reqs[k], reqs.len() as u32)
+            }
+            None => (self.response_size(), self.lifetime()),
+        };
         let user = &mut self.users[u];
+        if let Some((c, k)) = user.replay {
+            user.replay = Some((c, k + 1));
+        }
         user.started = now;
         user.size = size;
         let conn = match user.conn {
@@ -206,6 +253,7 @@ impl Web {
     }
 
     fn user_done(&mut self, w: &mut World, u: usize) -> Result<(), String> {
+        let persistent = self.persistent();
         let now = w.eng.now();
         let in_window = self.in_window(now);
         let user = &mut self.users[u];
@@ -239,11 +287,14 @@ impl Web {
                     self.response_ps.push((now - user.started).0);
                 }
                 // A kept-alive connection goes on until its lifetime is spent.
-                if self.p.keep_alive && user.left != 1 {
+                if persistent && user.left != 1 {
+                    let user = &mut self.users[u];
                     user.left = user.left.saturating_sub(1);
                     return self.think_then(w, u);
                 }
+                let user = &mut self.users[u];
                 user.step = Step::Close;
+                user.replay = None;
                 Op::Close { conn }
             }
             Step::Close | Step::Thinking => {
@@ -266,6 +317,7 @@ impl Web {
     }
 
     fn worker_done(&mut self, w: &mut World, k: usize) {
+        let persistent = self.persistent();
         let server = w.server();
         let wk = &mut self.workers[k];
         if wk.work == Work::Accept {
@@ -295,7 +347,7 @@ impl Web {
                 let bytes = self.sizes[flow];
                 (Work::Respond, Op::Send { conn, bytes })
             }
-            Work::Respond if self.p.keep_alive => (
+            Work::Respond if persistent => (
                 Work::Request,
                 Op::Recv {
                     conn,
@@ -350,6 +402,7 @@ impl Workload for Web {
                 started: Time::ZERO,
                 left: 0,
                 size: 0,
+                replay: None,
             });
             let at = Time((start.uniform_open0() * spread) as u64);
             self.thinking.push(Reverse((at, u)));
@@ -432,11 +485,11 @@ impl Workload for Web {
                 "users": self.p.users,
                 "workers": self.p.workers,
                 "page_size_bytes": self.p.page_size_bytes,
-                "mix": match self.p.mix {
+                "mix": if !self.p.trace_responses.is_empty() { "trace" } else { match self.p.mix {
                     WebMix::Fixed => "fixed",
                     WebMix::Specweb99Static => "specweb99_static",
                     WebMix::Lognormal => "lognormal (a stand-in for traces, not a trace)",
-                },
+                }},
                 "request_bytes": self.p.request_bytes,
                 "keep_alive": self.p.keep_alive,
                 "window_s": secs,
