@@ -16,8 +16,9 @@ def cli(*args, timeout=120):
 
 
 def test_one_user_keep_alive_costs_a_request_response_plus_the_servers_own_work():
-    sizes = {"workload.web.page_size_bytes": "200 B", "workload.web.request_bytes": "200 B"}
-    web = run_web("ortiz2008-base", {**SHORT, **sizes}, users=1, think="5 ms", keep_alive=True)
+    sizes = {"workload.web.page_size_bytes": "200 B", "workload.web.request_bytes": "200 B",
+             "workload.web.requests_per_connection": "0"}
+    web = run_web("ortiz2008-base", {**SHORT, **sizes}, users=1, think="5 ms", keep_alive=True, clients=1)
     w = web["web"]
     rr = run_netperf("ortiz2008-base", {"workload.netperf.duration_ps": "300 ms", "workload.netperf.warmup_ps": "100 ms"},
                      test="TCP_RR", msg_size="200 B")["netperf"]
@@ -29,8 +30,8 @@ def test_one_user_keep_alive_costs_a_request_response_plus_the_servers_own_work(
 
 
 def test_a_connection_per_request_pays_setup_and_teardown():
-    ka = run_web("ortiz2008-base", SHORT, users=1, think="5 ms", keep_alive=True)["web"]
-    out = run_web("ortiz2008-base", SHORT, users=1, think="5 ms")
+    ka = run_web("ortiz2008-base", SHORT, users=1, think="5 ms", keep_alive=True, clients=1)["web"]
+    out = run_web("ortiz2008-base", SHORT, users=1, think="5 ms", clients=1)
     w = out["web"]
     assert w["response_time_ms"]["mean"] > ka["response_time_ms"]["mean"]
     assert w["connections_per_s"] == pytest.approx(w["requests_per_s"], rel=0.05)

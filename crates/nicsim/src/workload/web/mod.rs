@@ -1,9 +1,11 @@
 //! A static web server under many users (thesis §4.9, host-path §7.8): an Apache-like pool of
 //! worker threads on the server, each blocking in accept() and in reads, and closed-loop
 //! users on the client nodes (round-robin) that connect, send a request, read the response,
-//! close, think and repeat. With keep-alive a user keeps its connection and only the first
-//! request pays the handshake. Without it the server closes first, after the response
-//! (HTTP/1.0), so TIME_WAIT sits on the server and no client runs out of ports.
+//! close, think and repeat. With keep-alive a user keeps its connection for
+//! `requests_per_connection` requests (Apache's MaxKeepAliveRequests) and only the first pays
+//! the handshake. Without it the server closes first, after the response (HTTP/1.0), and the
+//! user reads to the end of the stream before it closes, so TIME_WAIT sits on the server and
+//! no client runs out of ports.
 //!
 //! A request's response time runs from the user's connect() (or, on a kept-alive connection,
 //! its send) to the response's last byte read. Everything is priced by the cost profile: the
@@ -34,6 +36,8 @@ enum Step {
     Connect,
     Request,
     Response,
+    /// Without keep-alive: reading to the end of the stream (the server closes first).
+    Eof,
     Close,
 }
 
@@ -227,8 +231,20 @@ impl Web {
                     return self.think_then(w, u);
                 }
                 let user = &mut self.users[u];
-                user.step = Step::Close;
                 user.replay = None;
+                if persistent {
+                    // The user ends a kept-alive connection: the worker sees its end and closes.
+                    user.step = Step::Close;
+                    Op::Close { conn }
+                } else {
+                    // The server closes first (HTTP/1.0): read to the end of the stream, then
+                    // close, so TIME_WAIT sits on the server and no client runs out of ports.
+                    user.step = Step::Eof;
+                    Op::Recv { conn, bytes: 1 }
+                }
+            }
+            Step::Eof => {
+                user.step = Step::Close;
                 Op::Close { conn }
             }
             Step::Close | Step::Thinking => {
