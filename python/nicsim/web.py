@@ -9,7 +9,7 @@ from typing import Any
 
 from .config import parse_set
 from .errors import ConfigError
-from .netperf import replicate
+from .netperf import _at, replicate
 
 # Client nodes `nicsim web` uses unless told: one 400 MHz node saturates before the server
 # does at 300 KiB pages or with a faster placement.
@@ -69,14 +69,6 @@ def run_web(config_source=None, sets=None, replications: int = 1, vs_base: bool 
             gain = None if not b or v is None else (v / b - 1) * 100 * (1 if higher else -1)
             out["vs_base"][path] = {"base": b, "this": v, "improvement_percent": gain}
     return out
-
-
-def _at(doc: dict, path: str):
-    for part in path.split("."):
-        if not isinstance(doc, dict) or doc.get(part) is None:
-            return None
-        doc = doc[part]
-    return doc
 
 
 def print_web(out: dict, categories: tuple[str, ...]) -> None:

@@ -15,9 +15,42 @@ pub mod web;
 use crate::config::{Config, WorkloadKind};
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::stack::conn::ConnId;
+use crate::stats::Snapshot;
 use crate::system::World;
-use crate::units::Time;
+use crate::units::{Duration, Time};
 use serde_json::Value;
+
+/// A measured window after a warm-up: its edges and the snapshot taken at the first.
+#[derive(Debug)]
+pub struct Measured {
+    pub warm_end: Time,
+    pub end: Time,
+    pub before: Option<Snapshot>,
+}
+
+impl Measured {
+    pub fn new(warmup: Duration, duration: Duration) -> Self {
+        let warm_end = Time(warmup.0);
+        Measured {
+            warm_end,
+            end: warm_end + duration,
+            before: None,
+        }
+    }
+
+    /// The window's next edge: its start, then its end.
+    pub fn boundary(&self) -> Time {
+        if self.before.is_none() {
+            self.warm_end
+        } else {
+            self.end
+        }
+    }
+
+    pub fn in_window(&self, now: Time) -> bool {
+        self.before.is_some() && now <= self.end
+    }
+}
 
 /// When a workload next wants to act, relative to engine events at the same instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

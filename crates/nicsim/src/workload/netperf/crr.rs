@@ -51,7 +51,7 @@ impl Netperf {
         server_side: bool,
     ) -> Result<(), String> {
         let now = w.eng.now();
-        let in_window = self.in_window(now);
+        let in_window = self.win.in_window(now);
         let bytes = self.p.msg_bytes;
         let server = w.server();
         let s = &mut self.inst[i];

@@ -18,14 +18,14 @@
 
 mod crr;
 
-use super::{Flow, When, Workload};
+use super::{Flow, Measured, When, Workload};
 use crate::config::{Config, Netperf as Params, NetperfTest};
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UDP_IP_HEADER_BYTES;
-use crate::stats::{Snapshot, Window};
+use crate::stats::Window;
 use crate::system::World;
 use crate::units::Time;
 use crr::{ClientStep, ServerStep};
@@ -64,9 +64,7 @@ pub struct Netperf {
     by_thread: Vec<Vec<usize>>,
     /// Instances not yet started, by start time.
     pending: Vec<usize>,
-    warm_end: Time,
-    end: Time,
-    before: Option<Snapshot>,
+    win: Measured,
     /// RR transaction latencies completed in the window, picoseconds.
     latencies_ps: Vec<u64>,
     /// TCP_CRR: connect() calls whose handshake gave up (`tcp.syn_retries`).
@@ -86,33 +84,17 @@ impl Netperf {
                 NetperfTest::UdpStream => cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES,
             };
         }
-        let warm_end = Time(p.warmup_ps.0);
         Netperf {
-            warm_end,
-            end: warm_end + p.duration_ps,
+            win: Measured::new(p.warmup_ps, p.duration_ps),
             seed: cfg.run.seed,
             p,
             inst: Vec::new(),
             by_thread: Vec::new(),
             pending: Vec::new(),
-            before: None,
             latencies_ps: Vec::new(),
             failed_connects: 0,
             result: None,
         }
-    }
-
-    /// The window's next edge: its start, then its end.
-    fn boundary(&self) -> Time {
-        if self.before.is_none() {
-            self.warm_end
-        } else {
-            self.end
-        }
-    }
-
-    fn in_window(&self, now: Time) -> bool {
-        self.before.is_some() && now <= self.end
     }
 
     fn begin(&mut self, w: &mut World, i: usize) -> Result<(), String> {
@@ -271,7 +253,7 @@ impl Workload for Netperf {
     }
 
     fn next_time(&self) -> Option<When> {
-        let boundary = self.boundary();
+        let boundary = self.win.boundary();
         Some(When::Before(match self.pending.last() {
             Some(&i) => self.inst[i].start.min(boundary),
             None => boundary,
@@ -280,14 +262,14 @@ impl Workload for Netperf {
 
     fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
         if let Some(&i) = self.pending.last() {
-            if self.inst[i].start <= self.boundary() {
+            if self.inst[i].start <= self.win.boundary() {
                 self.pending.pop();
                 self.begin(w, i)?;
                 return Ok(Flow::Continue);
             }
         }
-        let Some(b) = &self.before else {
-            self.before = Some(w.snapshot_at(self.warm_end));
+        let Some(b) = &self.win.before else {
+            self.win.before = Some(w.snapshot_at(self.win.warm_end));
             for k in 0..self.inst.len() {
                 let (read, sent) = (self.read(w, &self.inst[k]), self.sent(w, &self.inst[k]));
                 let s = &mut self.inst[k];
@@ -297,7 +279,7 @@ impl Workload for Netperf {
             }
             return Ok(Flow::Continue);
         };
-        let window = Window::between(b, &w.snapshot_at(self.end));
+        let window = Window::between(b, &w.snapshot_at(self.win.end));
         w.check(&window)?;
         self.result = Some(window);
         Ok(Flow::Stop)
@@ -332,7 +314,7 @@ impl Workload for Netperf {
         let now = w.eng.now();
         let bytes = self.p.msg_bytes;
         let rr = self.p.test == NetperfTest::TcpRr;
-        let in_window = self.in_window(now);
+        let in_window = self.win.in_window(now);
         let s = &mut self.inst[i];
         if node == server && tid == s.server_thread {
             let sc = s.server_conn;

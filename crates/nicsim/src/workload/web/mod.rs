@@ -15,14 +15,14 @@
 mod requests;
 
 use super::netperf::percentile;
-use super::{Flow, When, Workload};
+use super::{Flow, Measured, When, Workload};
 use crate::config::{Config, Web as Params, WebMix};
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::State;
-use crate::stats::{Snapshot, Window};
+use crate::stats::Window;
 use crate::system::World;
 use crate::units::{Duration, Time};
 use serde_json::{json, Value};
@@ -85,9 +85,7 @@ pub struct Web {
     by_thread: Vec<Vec<usize>>,
     /// Users thinking, by the time they start their next request.
     thinking: BinaryHeap<Reverse<(Time, usize)>>,
-    warm_end: Time,
-    end: Time,
-    before: Option<Snapshot>,
+    win: Measured,
     /// In the window: requests completed, response payload read, response times.
     requests: u64,
     response_bytes: u64,
@@ -102,10 +100,8 @@ pub struct Web {
 impl Web {
     pub fn new(cfg: &Config) -> Self {
         let p = cfg.workload.web.clone();
-        let warm_end = Time(p.warmup_ps.0);
         Web {
-            warm_end,
-            end: warm_end + p.duration_ps,
+            win: Measured::new(p.warmup_ps, p.duration_ps),
             seed: cfg.run.seed,
             rng: Rng::new(cfg.run.seed),
             p,
@@ -114,7 +110,6 @@ impl Web {
             sizes: Vec::new(),
             by_thread: Vec::new(),
             thinking: BinaryHeap::new(),
-            before: None,
             requests: 0,
             response_bytes: 0,
             response_ps: Vec::new(),
@@ -123,18 +118,6 @@ impl Web {
             next_trace: 0,
             result: None,
         }
-    }
-
-    fn boundary(&self) -> Time {
-        if self.before.is_none() {
-            self.warm_end
-        } else {
-            self.end
-        }
-    }
-
-    fn in_window(&self, now: Time) -> bool {
-        self.before.is_some() && now <= self.end
     }
 
     /// Think time before a user's next request: exponential with the configured mean.
@@ -193,7 +176,7 @@ impl Web {
     fn user_done(&mut self, w: &mut World, u: usize) -> Result<(), String> {
         let persistent = self.persistent();
         let now = w.eng.now();
-        let in_window = self.in_window(now);
+        let in_window = self.win.in_window(now);
         let user = &mut self.users[u];
         let conn = user.conn.expect("a user in a request has a connection");
         let (node, thread) = (user.node, user.thread);
@@ -361,7 +344,7 @@ impl Workload for Web {
     }
 
     fn next_time(&self) -> Option<When> {
-        let b = self.boundary();
+        let b = self.win.boundary();
         Some(When::Before(match self.thinking.peek() {
             Some(Reverse((t, _))) => (*t).min(b),
             None => b,
@@ -370,19 +353,19 @@ impl Workload for Web {
 
     fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
         if let Some(&Reverse((t, u))) = self.thinking.peek() {
-            if t <= self.boundary() {
+            if t <= self.win.boundary() {
                 self.thinking.pop();
                 self.request(w, u)?;
                 return Ok(Flow::Continue);
             }
         }
         let server = w.server();
-        let Some(b) = &self.before else {
-            self.before = Some(w.snapshot_at(self.warm_end));
+        let Some(b) = &self.win.before else {
+            self.win.before = Some(w.snapshot_at(self.win.warm_end));
             self.accepted_at_start = w.nodes[server].stats.connections_accepted;
             return Ok(Flow::Continue);
         };
-        let window = Window::between(b, &w.snapshot_at(self.end));
+        let window = Window::between(b, &w.snapshot_at(self.win.end));
         w.check(&window)?;
         self.result = Some(window);
         Ok(Flow::Stop)
