@@ -29,6 +29,19 @@ def test_one_user_keep_alive_costs_a_request_response_plus_the_servers_own_work(
     assert web["processors"]["node1.cpu0"]["busy"]["conn"] == 0  # one connection, opened before the window
 
 
+def test_a_connection_per_request_adds_the_connection_setup_netperf_measures():
+    sizes = {**SHORT, "workload.web.page_size_bytes": "200 B", "workload.web.request_bytes": "200 B",
+             "workload.web.requests_per_connection": "0"}
+    one = dict(users=1, think="5 ms", clients=1)
+    kept = run_web("ortiz2008-base", sizes, keep_alive=True, **one)["web"]["response_time_ms"]["mean"]
+    fresh = run_web("ortiz2008-base", sizes, **one)["web"]["response_time_ms"]["mean"]
+    window = {"workload.netperf.duration_ps": "300 ms", "workload.netperf.warmup_ps": "100 ms"}
+    lat = {t: run_netperf("ortiz2008-base", window, test=t, msg_size="200 B")["netperf"]["latency_us"]["mean"] / 1000
+           for t in ("TCP_RR", "TCP_CRR")}
+    # Connection setup as netperf sees it: a TCP_CRR transaction less a TCP_RR one.
+    assert fresh - kept == pytest.approx(lat["TCP_CRR"] - lat["TCP_RR"], rel=0.05)
+
+
 def test_a_connection_per_request_pays_setup_and_teardown():
     ka = run_web("ortiz2008-base", SHORT, users=1, think="5 ms", keep_alive=True, clients=1)["web"]
     out = run_web("ortiz2008-base", SHORT, users=1, think="5 ms", clients=1)
