@@ -99,3 +99,15 @@ def test_a_trace_faster_than_the_link_names_the_line(tmp_path):
     trace.write_text("interval_ns,length_bytes\n1000,1518\n1000,64\n")
     with pytest.raises(ConfigError, match=r"trace_file.*line 3.*faster than the 1 Gbps link"):
         resolve(None, {"workload.kind": "packet_gen", "nic.mtu_bytes": "1500 B", "workload.packet_gen.trace_file": str(trace)})
+
+
+def test_gro_merges_frames_so_tcp_runs_and_acks_once_per_merged_segment():
+    std = {**STREAM, "nic.mtu_bytes": "1500 B"}
+    off = point("ortiz2008-base", std)
+    on = point("ortiz2008-base", {**std, "nic.gro": "true"})
+    cpu_off, cpu_on = off["processors"]["node1.cpu0"], on["processors"]["node1.cpu0"]
+    # Per byte: less TCP/IP work and fewer ACKs; the freed receiver moves more.
+    per_mb = lambda p, x: x / p["throughput_mbps"]
+    assert per_mb(on, cpu_on["busy"]["tcpip"]) < 0.85 * per_mb(off, cpu_off["busy"]["tcpip"])
+    assert per_mb(on, on["nodes"]["node1"]["acks_sent"]) < 0.5 * per_mb(off, off["nodes"]["node1"]["acks_sent"])
+    assert on["throughput_mbps"] > off["throughput_mbps"]

@@ -90,6 +90,8 @@ pub struct Costs {
     pub close_syscall: StageCost,
     /// The socket's destruction (at TIME_WAIT or LAST_ACK's end): timewait bucket, sk_free.
     pub tcp_teardown: StageCost,
+    /// GRO's work per received frame: matching it to the flow being merged.
+    pub gro_receive: StageCost,
     /// A web server's own work per request (parsing, the file lookup, logging).
     pub http_request: StageCost,
     /// epoll_wait(): the call, the ready-list check, copying the events out.

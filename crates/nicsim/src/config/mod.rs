@@ -127,6 +127,10 @@ pub struct Nic {
     /// The MAC's transmit FIFO: the NIC fetches the next frame only while the link has no
     /// more than this left to send.
     pub tx_fifo_bytes: u64,
+    /// Generic receive offload: a NAPI poll merges in-order frames of a flow (`stack::gro`).
+    pub gro: bool,
+    /// The largest segment GRO builds.
+    pub gro_max_bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

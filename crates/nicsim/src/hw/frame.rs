@@ -52,6 +52,13 @@ impl FrameHeader {
         self.ip_bytes as u64
     }
 
+    /// The frame carries `bytes` more payload (receive offload merged another frame into it).
+    pub fn grow(&mut self, bytes: u64) {
+        let add = u32::try_from(bytes).expect("a frame is at most 4 GiB");
+        self.ip_bytes += add;
+        self.payload_bytes += add;
+    }
+
     /// Transport payload bytes, for byte accounting.
     pub fn payload_bytes(&self) -> u64 {
         self.payload_bytes as u64

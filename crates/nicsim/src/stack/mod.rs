@@ -5,6 +5,7 @@
 pub mod conn;
 pub mod datagram;
 pub mod driver;
+pub mod gro;
 pub mod listen;
 pub mod net_rx;
 pub mod socket;

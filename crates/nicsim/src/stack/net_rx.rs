@@ -8,7 +8,7 @@ use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::placement::{Acks, Receive};
 use crate::stack::tcp::{Segment, State};
-use crate::stack::Payload;
+use crate::stack::{gro, Frame, Payload};
 use std::rc::Rc;
 
 impl Node {
@@ -88,8 +88,14 @@ impl Node {
                 },
                 Receive::NetifRx | Receive::RingAccumulate => self.sq[p].backlog.pop_front(),
             };
-            if let Some(f) = frame {
-                self.sq[p].budget_used += 1;
+            if let Some(mut f) = frame {
+                // GRO (NAPI only): the frames behind it that continue its flow join it.
+                let merged = match self.roles.receive {
+                    Receive::NapiPoll if self.cfg.nic.gro => self.gro(p, &mut f),
+                    _ => 0,
+                };
+                self.sq[p].budget_used += 1 + merged;
+                let frames = 1 + merged;
                 let bytes = f.hdr.payload_bytes();
                 let (seq, transport) = match f.payload {
                     Payload::Tcp(s) => (s.seq, &c.rx_tcp),
@@ -99,14 +105,22 @@ impl Node {
                 };
                 let data = Node::data(f.hdr.flow, seq, bytes, f.hdr.ip_bytes());
                 let mut pieces = vec![
-                    self.piece(&c.rx_poll, bytes, 1).touching(Touches::Ring),
-                    self.piece(&c.skb_alloc, 0, 1),
+                    self.piece(&c.rx_poll, bytes, frames)
+                        .touching(Touches::Ring),
+                    self.piece(&c.skb_alloc, 0, frames),
                     self.piece(&c.rx_ip, bytes, 1).touching(Touches::Ring),
                     self.piece(transport, bytes, 1)
                         .touching(Touches::Connection),
                 ];
                 if !self.cfg.nic.csum_offload {
-                    pieces.push(self.piece(&c.csum, bytes, 1).touching(Touches::Buffer));
+                    pieces.push(self.piece(&c.csum, bytes, frames).touching(Touches::Buffer));
+                }
+                if self.cfg.nic.gro && self.roles.receive == Receive::NapiPoll {
+                    // Every frame passes GRO; the merged ones' skb heads are freed.
+                    pieces.push(self.piece(&c.gro_receive, 0, frames));
+                    if merged > 0 {
+                        pieces.push(self.piece(&c.skb_free, 0, merged));
+                    }
                 }
                 // TCP's copy to a waiting reader (data_ready); UDP queues the skb as it is.
                 let tcp = matches!(f.payload, Payload::Tcp(_));
@@ -163,6 +177,21 @@ impl Node {
             v.push(self.piece(&c.skb_free, 0, 1));
         }
         v
+    }
+
+    /// GRO on processor `p`: merges into `f` the frames waiting behind it in its device's ring.
+    fn gro(&mut self, p: usize, f: &mut Frame) -> u32 {
+        let max = self.cfg.nic.gro_max_bytes;
+        let d = self.dev_for(f.hdr.dst, f.hdr.flow);
+        debug_assert_eq!(self.devs[d].protocol, p);
+        let nic = &mut self.devs[d].nic;
+        let mut merged = 0;
+        // Each merged frame leaves the ring as the driver takes it (its buffer is refilled).
+        while nic.rx_ready.front().is_some_and(|g| gro::joins(f, g, max)) {
+            gro::join(f, nic.take_rx().expect("a frame at the front"));
+            merged += 1;
+        }
+        merged
     }
 
     pub(crate) fn xmit_pieces(&self, seg: &Segment) -> Vec<Piece> {
