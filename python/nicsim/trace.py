@@ -12,19 +12,25 @@ from .errors import ConfigError
 KEY = "workload.packet_gen.trace_file"
 
 
-def load_trace(path: str | Path, max_frame_bytes: int, link_bps: int) -> tuple[list[int], list[int]]:
-    """(gap before each frame in ps, frame lengths in bytes). A frame may not start before the
-    previous one has left the wire (frame + preamble + inter-frame gap at the link rate)."""
-    p = Path(path)
+def _rows(key: str, p: Path, what: str) -> list[dict]:
+    """The rows of CSV file `p` (for parameter `key`), or one line saying why not."""
     try:
         with open(p, newline="") as f:
             rows = list(csv.DictReader(f))
     except FileNotFoundError:
-        raise ConfigError(f"{KEY}: {str(p)!r} not found") from None
+        raise ConfigError(f"{key}: {str(p)!r} not found") from None
     except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise ConfigError(f"{KEY}: {str(p)!r} cannot be read: {e}") from None
+        raise ConfigError(f"{key}: {str(p)!r} cannot be read: {e}") from None
     if not rows:
-        raise ConfigError(f"{KEY}: {str(p)!r} has no frames")
+        raise ConfigError(f"{key}: {str(p)!r} has no {what}")
+    return rows
+
+
+def load_trace(path: str | Path, max_frame_bytes: int, link_bps: int) -> tuple[list[int], list[int]]:
+    """(gap before each frame in ps, frame lengths in bytes). A frame may not start before the
+    previous one has left the wire (frame + preamble + inter-frame gap at the link rate)."""
+    p = Path(path)
+    rows = _rows(KEY, p, "frames")
     cols = set(rows[0])
     if "length_bytes" not in cols or not ({"interval_ns", "time_ns"} & cols):
         raise ConfigError(f"{KEY}: {str(p)!r} needs columns length_bytes and interval_ns or time_ns; it has {', '.join(sorted(c for c in cols if c))}")
@@ -65,15 +71,7 @@ def load_web_trace(path: str | Path) -> tuple[list[list[int]], list[int]]:
     response sizes in request order (connections in order of first appearance), and, when the
     file has `arrival_ns`, each connection's arrival in ps (its earliest row's)."""
     p = Path(path)
-    try:
-        with open(p, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except FileNotFoundError:
-        raise ConfigError(f"{WEB_KEY}: {str(p)!r} not found") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise ConfigError(f"{WEB_KEY}: {str(p)!r} cannot be read: {e}") from None
-    if not rows:
-        raise ConfigError(f"{WEB_KEY}: {str(p)!r} has no requests")
+    rows = _rows(WEB_KEY, p, "requests")
     cols = set(rows[0])
     need = {"connection_id", "request_index", "response_bytes"}
     if not need <= cols:

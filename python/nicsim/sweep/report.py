@@ -224,18 +224,23 @@ def _gamma_rows(df: pd.DataFrame, params: dict, results: dict) -> list[dict]:
     return rows
 
 
-def _gamma_curves(rows: list[dict]):
-    """One curve per (placement, other swept keys), sorted by γ: (placement, label, line style, rows)."""
+def _grouped_curves(rows: list[dict], x: str):
+    """One curve per (placement, other swept keys), sorted by `x`: (placement, label, line
+    style, rows)."""
     groups: dict[tuple, list] = defaultdict(list)
     for r in rows:
         groups[(r["placement"], r["others"])].append(r)
     rank: dict[str, int] = defaultdict(int)
     for (pl, others), rs in groups.items():
-        rs.sort(key=lambda r: r["gamma"])
+        rs.sort(key=lambda r: r[x])
         ls = LINESTYLES[rank[pl] % len(LINESTYLES)]
         rank[pl] += 1
         lab = pl + ("" if not others else ", " + ", ".join(f"{_short(k)}={v}" for k, v in others))
         yield pl, lab, ls, rs
+
+
+def _gamma_curves(rows: list[dict]):
+    return _grouped_curves(rows, "gamma")
 
 
 def fig_gamma_throughput(rows: list[dict]) -> Any:
@@ -315,16 +320,8 @@ def _web_rows(df: pd.DataFrame, params: dict, results: dict) -> list[dict]:
 
 
 def fig_web(rows: list[dict], y: str, label: str) -> Any:
-    groups: dict[tuple, list] = defaultdict(list)
-    for r in rows:
-        groups[(r["placement"], r["others"])].append(r)
     fig, ax = plt.subplots(figsize=(7.0, 4.4))
-    rank: dict[str, int] = defaultdict(int)
-    for (pl, others), rs in groups.items():
-        rs.sort(key=lambda r: r["users"])
-        ls = LINESTYLES[rank[pl] % len(LINESTYLES)]
-        rank[pl] += 1
-        lab = pl + ("" if not others else ", " + ", ".join(f"{_short(k)}={v}" for k, v in others))
+    for pl, lab, ls, rs in _grouped_curves(rows, "users"):
         ax.plot([r["users"] for r in rs], [r[y] for r in rs], linestyle=ls, marker="o", ms=3, color=colour(pl), label=lab)
     ax.set(xlabel="concurrent users", ylabel=label, title=f"Web server: {label.split(' (')[0]} against users")
     _finish(ax)
