@@ -90,10 +90,8 @@ impl Node {
             };
             if let Some(mut f) = frame {
                 // GRO (NAPI only): the frames behind it that continue its flow join it.
-                let merged = match self.roles.receive {
-                    Receive::NapiPoll if self.cfg.nic.gro => self.gro(p, &mut f),
-                    _ => 0,
-                };
+                let gro = self.cfg.nic.gro && self.roles.receive == Receive::NapiPoll;
+                let merged = if gro { self.gro(p, &mut f) } else { 0 };
                 self.sq[p].budget_used += 1 + merged;
                 let frames = 1 + merged;
                 let bytes = f.hdr.payload_bytes();
@@ -115,7 +113,7 @@ impl Node {
                 if !self.cfg.nic.csum_offload {
                     pieces.push(self.piece(&c.csum, bytes, frames).touching(Touches::Buffer));
                 }
-                if self.cfg.nic.gro && self.roles.receive == Receive::NapiPoll {
+                if gro {
                     // Every frame passes GRO; the merged ones' skb heads are freed.
                     pieces.push(self.piece(&c.gro_receive, 0, frames));
                     if merged > 0 {

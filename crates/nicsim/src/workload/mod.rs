@@ -15,7 +15,7 @@ pub mod web;
 use crate::config::{Config, WorkloadKind};
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::stack::conn::ConnId;
-use crate::stats::Snapshot;
+use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::{Duration, Time};
 use serde_json::Value;
@@ -49,6 +49,19 @@ impl Measured {
 
     pub fn in_window(&self, now: Time) -> bool {
         self.before.is_some() && now <= self.end
+    }
+
+    /// The warm-up ended: counters as of its end.
+    pub fn open(&mut self, w: &World) {
+        self.before = Some(w.snapshot_at(self.warm_end));
+    }
+
+    /// The window ended: its counters, checked for conservation and the physical bounds.
+    pub fn close(&self, w: &World) -> Result<Window, String> {
+        let before = self.before.as_ref().expect("the window was opened");
+        let window = Window::between(before, &w.snapshot_at(self.end));
+        w.check(&window)?;
+        Ok(window)
     }
 }
 

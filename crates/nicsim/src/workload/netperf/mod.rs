@@ -268,8 +268,8 @@ impl Workload for Netperf {
                 return Ok(Flow::Continue);
             }
         }
-        let Some(b) = &self.win.before else {
-            self.win.before = Some(w.snapshot_at(self.win.warm_end));
+        if self.win.before.is_none() {
+            self.win.open(w);
             for k in 0..self.inst.len() {
                 let (read, sent) = (self.read(w, &self.inst[k]), self.sent(w, &self.inst[k]));
                 let s = &mut self.inst[k];
@@ -278,10 +278,8 @@ impl Workload for Netperf {
                 s.transactions_at_start = s.transactions;
             }
             return Ok(Flow::Continue);
-        };
-        let window = Window::between(b, &w.snapshot_at(self.win.end));
-        w.check(&window)?;
-        self.result = Some(window);
+        }
+        self.result = Some(self.win.close(w)?);
         Ok(Flow::Stop)
     }
 

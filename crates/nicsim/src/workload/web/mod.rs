@@ -360,14 +360,12 @@ impl Workload for Web {
             }
         }
         let server = w.server();
-        let Some(b) = &self.win.before else {
-            self.win.before = Some(w.snapshot_at(self.win.warm_end));
+        if self.win.before.is_none() {
+            self.win.open(w);
             self.accepted_at_start = w.nodes[server].stats.connections_accepted;
             return Ok(Flow::Continue);
-        };
-        let window = Window::between(b, &w.snapshot_at(self.win.end));
-        w.check(&window)?;
-        self.result = Some(window);
+        }
+        self.result = Some(self.win.close(w)?);
         Ok(Flow::Stop)
     }
 
