@@ -112,9 +112,18 @@ def _run_local(points: list, workers: int, on_done: OnDone, retries: int) -> Non
         except BaseException:
             # Interrupted (Ctrl-C) or failing: stop now. Finished points are already stored;
             # the running ones are killed rather than waited for and thrown away.
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            procs = list((getattr(pool, "_processes", None) or {}).values())
+            for proc in procs:
                 proc.terminate()
             pool.shutdown(wait=False, cancel_futures=True)
+            # The executor's manager thread ends as soon as it sees the killed workers. Joining it
+            # here closes a race in CPython's exit hook, which otherwise may write to the wake-up
+            # pipe while that thread closes it and print a traceback after our one line.
+            manager = getattr(pool, "_executor_manager_thread", None)
+            if manager is not None:
+                manager.join(timeout=5)
+            for proc in procs:
+                proc.join(timeout=1)
             raise
         pool.shutdown(wait=True)
         # Suspects run alone: only the point that kills its worker is charged with it.
