@@ -31,6 +31,22 @@ def dumps(obj) -> str:
     return json.dumps(_finite(obj), sort_keys=True, allow_nan=False)
 
 
+TIMING_KEYS = ("wall_s", "simulated_per_wall")
+
+
+def results_only(out: Any) -> Any:
+    """`out` without the timing fields of its `simulator` blocks: the wall time and the
+    simulated-to-wall ratio measure the machine, not the model, and are the only fields that
+    differ between two runs of one configuration and seed (docs/output.md)."""
+    if isinstance(out, dict):
+        return {k: (results_only(v) if k != "simulator" or not isinstance(v, dict)
+                    else {a: b for a, b in v.items() if a not in TIMING_KEYS})
+                for k, v in out.items()}
+    if isinstance(out, list):
+        return [results_only(v) for v in out]
+    return out
+
+
 def as_resolved(cfg: Resolved | str | dict | None, sets=None) -> Resolved:
     return cfg if isinstance(cfg, Resolved) and not sets else resolve(cfg if not isinstance(cfg, Resolved) else cfg.name, sets)
 

@@ -77,6 +77,8 @@ PARAMS: list[Param] = [
     P("nic.ring_flush_on_push", "bool", True, "flush the accumulation ring when a PUSH segment arrives", "[N] Q10"),
     P("nic.tx_fifo_bytes", "size", "16 KiB", "the MAC's transmit FIFO: the NIC fetches the next frame by DMA only while the link has no more than this left to send, so a sender faster than the link fills the ring and then its socket, not the wire", "[N] of the order of a gigabit NIC's on-chip transmit buffer (two jumbo frames); only matters when the link is the bottleneck", min=0, max=1073741824),
     P("nic.gro", "bool", False, "generic receive offload: a NAPI poll merges the in-order frames of a flow into one segment before IP and TCP (the driver still handles each frame)", "[R] Linux 2.6.29+ GRO (later than the thesis's kernel, hence off); host-path §3.2", ),
+    P("nic.tso", "bool", False, "TCP segmentation offload: TCP hands the driver up to nic.tso_max_bytes at once (one pass through tcp_transmit_skb, ip_queue_xmit, dev_queue_xmit and one descriptor); the NIC cuts it into MSS frames that repeat its header", "[R] Linux TSO (NETIF_F_TSO; the thesis's tg3 setup ran without it, hence off); host-path §3.2"),
+    P("nic.tso_max_bytes", "size", "64 KiB", "the largest IP datagram one TSO send carries", "[R] Linux GSO_MAX_SIZE 65536", min=1, max=1073741824),
     P("nic.gro_max_bytes", "size", "64 KiB", "the largest segment GRO builds", "[R] Linux GRO_MAX_SIZE 65536", min=1, max=1073741824),
     P("napi.budget", "int", 300, "packets per net_rx_action before deferring", "[R] Linux 2.6 netdev_budget", min=1, max=1e+06),
     P("napi.backlog_packets", "int", 1000, "packets netif_rx may queue per CPU before dropping (non-NAPI, flushed bursts)", "[R] Linux 2.6 netdev_max_backlog", min=1, max=1e+07),

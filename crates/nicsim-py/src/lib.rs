@@ -69,6 +69,16 @@ fn engine_bench(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, u64, f64, f
     })
 }
 
+/// The bare-heap loop of the same scenario; returns (events, wall s).
+#[pyfunction]
+fn bench_bare_heap(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, f64) {
+    py.allow_threads(|| {
+        let t = std::time::Instant::now();
+        let events = nicsim::bench_bare_heap(duration_s, seed);
+        (events, t.elapsed().as_secs_f64())
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A model panic comes back as a SimulationError carrying its message; no dump on stderr.
@@ -76,6 +86,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(engine_bench, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_bare_heap, m)?)?;
     m.add_function(wrap_pyfunction!(derived, m)?)?;
     m.add_function(wrap_pyfunction!(hardware_latencies, m)?)?;
     m.add_function(wrap_pyfunction!(derived_defaults, m)?)?;

@@ -27,6 +27,7 @@ pub mod workload;
 
 use config::Config;
 use hw::frame::NodeAddr;
+use node::events::Ev;
 use serde_json::{json, Value};
 
 /// Errors the caller can act on: a configuration the core cannot accept, or a run that broke
@@ -53,6 +54,7 @@ pub fn parse_config(json: &str) -> Result<Config, Error> {
 /// Runs the workload a configuration names; returns its results as JSON. A run that breaks
 /// an invariant keeps what it measured before the break beside the `error`.
 pub fn run(cfg: &Config) -> Result<Value, Error> {
+    let started = std::time::Instant::now();
     let mut wl = workload::build(cfg);
     let mut w = system::World::new(cfg).map_err(Error::Config)?;
     let err = workload::drive(&mut w, wl.as_mut()).err();
@@ -83,11 +85,38 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
             .collect();
         out["switch"] = Value::Object(ports);
     }
+    let moved_bytes: u64 = w
+        .directions()
+        .into_iter()
+        .map(|(a, b)| w.conservation(a, b, None).delivered_bytes)
+        .sum();
+    let by_kind: serde_json::Map<String, Value> = Ev::KINDS
+        .iter()
+        .zip(w.events_by_kind)
+        .filter(|&(_, n)| n > 0)
+        .map(|(k, n)| (k.to_string(), json!(n)))
+        .collect();
+    let (simulated_s, wall_s) = (w.eng.now().as_secs_f64(), started.elapsed().as_secs_f64());
     out["simulator"] = json!({
         "events": w.eng.executed(),
-        "simulated_s": w.eng.now().as_secs_f64(),
+        "events_by_kind": by_kind,
+        "events_per_kib": per_kib(w.eng.executed(), moved_bytes),
+        "simulated_s": simulated_s,
+        // The two timing fields measure this machine, not the model: the only ones that differ
+        // between runs of one configuration (`nicsim.api.results_only` drops them).
+        "wall_s": wall_s,
+        "simulated_per_wall": if wall_s > 0.0 { simulated_s / wall_s } else { 0.0 },
     });
     Ok(out)
+}
+
+/// Events per KiB of payload delivered in either direction (0 when nothing moved).
+fn per_kib(events: u64, moved_bytes: u64) -> f64 {
+    if moved_bytes == 0 {
+        0.0
+    } else {
+        events as f64 * 1024.0 / moved_bytes as f64
+    }
 }
 
 /// JSON in, JSON out: the boundary the Python binding uses.
@@ -113,4 +142,9 @@ pub fn bench(duration_s: f64, seed: u64) -> workload::queueing::BenchResult {
         units::Duration((duration_s * 1e12) as u64),
         seed,
     )
+}
+
+/// The same scenario as `bench` in a bare binary-heap loop; returns its events.
+pub fn bench_bare_heap(duration_s: f64, seed: u64) -> u64 {
+    workload::queueing::bare_heap_loop(units::Duration((duration_s * 1e12) as u64), seed)
 }

@@ -38,6 +38,8 @@ pub struct World {
     pub link_payload_bps: f64,
     /// Payload bytes a workload injected at node1's MAC (they did not come from node0's TCP).
     injected_bytes: u64,
+    /// Events executed, per `Ev::kind`.
+    pub events_by_kind: [u64; Ev::KINDS.len()],
     pub cfg: Config,
 }
 
@@ -157,6 +159,7 @@ impl World {
             next_port: 0,
             link_payload_bps: crate::derived::link_payload_bps(cfg),
             injected_bytes: 0,
+            events_by_kind: [0; Ev::KINDS.len()],
             cfg: cfg.clone(),
         })
     }
@@ -269,6 +272,7 @@ impl World {
         let Some((_, ev)) = self.eng.pop() else {
             return false;
         };
+        self.events_by_kind[ev.kind()] += 1;
         let (nodes, e, w) = (&mut self.nodes, &mut self.eng, &mut self.fabric);
         match ev {
             Ev::Chunk { node, proc } => nodes[node as usize].on_chunk(e, w, proc as usize),

@@ -131,6 +131,10 @@ pub struct Nic {
     pub gro: bool,
     /// The largest segment GRO builds.
     pub gro_max_bytes: u64,
+    /// TCP segmentation offload: TCP sends up to `tso_max_bytes` at once; the NIC cuts it.
+    pub tso: bool,
+    /// The largest IP datagram one TSO send carries.
+    pub tso_max_bytes: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

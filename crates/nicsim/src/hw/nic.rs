@@ -156,10 +156,11 @@ impl<P> Nic<P> {
         self.decide(now, n, fr, us)
     }
 
-    /// A frame left through the MAC; its buffer awaits reclaim.
-    pub fn tx_sent(&mut self, now: Time) -> IrqDecision {
+    /// A descriptor's `frames` left for the wire (more than one when the NIC cut a TSO send); its
+    /// buffer awaits reclaim.
+    pub fn tx_sent(&mut self, now: Time, frames: u64) -> IrqDecision {
         self.tx_done += 1;
-        self.stats.tx_frames += 1;
+        self.stats.tx_frames += frames;
         self.tx_since_irq += 1;
         let (n, fr, us) = (
             self.tx_since_irq,

@@ -58,6 +58,45 @@ pub enum Ev {
     Workload,
 }
 
+impl Ev {
+    /// The names `kind` indexes, as reported in `simulator.events_by_kind`.
+    pub const KINDS: [&'static str; 12] = [
+        "chunk",
+        "dma",
+        "arrive",
+        "switch_in",
+        "nic_irq",
+        "coalesce",
+        "acc_idle",
+        "timer",
+        "tx_fifo",
+        "cross_call",
+        "workload",
+        "notice_irq",
+    ];
+
+    /// Index into `KINDS`: what `nicsim bench --suite` counts per kind.
+    pub fn kind(&self) -> usize {
+        match self {
+            Ev::Chunk { .. } => 0,
+            Ev::Dma { .. } => 1,
+            Ev::Arrive { .. } => 2,
+            Ev::SwitchIn { .. } => 3,
+            Ev::Irq {
+                kind: IrqKind::Nic(_),
+                ..
+            } => 4,
+            Ev::Irq { .. } => 11,
+            Ev::Coalesce { .. } => 5,
+            Ev::AccIdle { .. } => 6,
+            Ev::Timer { .. } => 7,
+            Ev::TxFifo { .. } => 8,
+            Ev::CrossCall { .. } => 9,
+            Ev::Workload => 10,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IrqKind {
     /// Network device `n`'s interrupt.

@@ -9,7 +9,7 @@ use crate::node::netdev::DevId;
 use crate::node::{Ev, IrqKind, Node, Wire};
 use crate::placement::{Acks, Receive};
 use crate::stack::tcp::Segment;
-use crate::stack::Frame;
+use crate::stack::{Frame, Payload};
 use crate::units::Time;
 
 impl Node {
@@ -47,11 +47,22 @@ impl Node {
         self.post_tx(eng, d, f);
     }
 
+    /// One descriptor for frame `f`: one DMA request of its header, payload and descriptor. A TSO
+    /// send longer than an MSS leaves as MSS frames that repeat its header (`tso_frames`).
     pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, d: DevId, f: Frame) {
+        let bytes = f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes;
+        let frames = match f.payload {
+            Payload::Tcp(seg) if self.cfg.nic.tso => {
+                let mss = self
+                    .conn_of(seg.flow)
+                    .map_or(u32::MAX, |c| self.conns[c].tcp.mss);
+                tso_frames(f, seg, mss)
+            }
+            _ => vec![f],
+        };
         let dev = &mut self.devs[d];
         dev.nic.tx_used += 1;
-        let bytes = f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes;
-        dev.dma.request(Chan::Tx, vec![f], bytes);
+        dev.dma.request(Chan::Tx, frames, bytes);
         self.dma_next(eng, d, Chan::Tx);
     }
 
@@ -98,11 +109,12 @@ impl Node {
         if let Some(frames) = self.devs[d].dma.finish(ch) {
             match ch {
                 Chan::Tx => {
+                    let n = frames.len() as u64;
                     for f in frames {
                         self.send_frame(eng, wire, d, f);
-                        let decision = self.devs[d].nic.tx_sent(eng.now());
-                        self.irq_decision(eng, d, decision);
                     }
+                    let decision = self.devs[d].nic.tx_sent(eng.now(), n);
+                    self.irq_decision(eng, d, decision);
                     // A full FIFO holds the next fetch until the link drains (line rate).
                     let fifo = self.devs[d].tx_fifo;
                     let at = wire.uplink_drained_to(eng.now(), self.devs[d].addr, fifo);
@@ -242,5 +254,66 @@ impl Node {
             + self.cfg.nic.status_block_bytes;
         self.devs[d].dma.request(Chan::Rx, frames, bytes);
         self.dma_next(eng, d, Chan::Rx);
+    }
+}
+
+/// The NIC's cut of a TSO send: frames of one MSS each (the last takes the rest), each with the
+/// send's header; only the last keeps its PUSH. A send of one MSS or less stays one frame.
+fn tso_frames(f: Frame, seg: Segment, mss: u32) -> Vec<Frame> {
+    if seg.len <= mss {
+        return vec![f];
+    }
+    let header = f.hdr.ip_bytes() - seg.len as u64;
+    (0..seg.len.div_ceil(mss))
+        .map(|i| {
+            let off = i * mss;
+            let len = mss.min(seg.len - off);
+            let last = off + len == seg.len;
+            let piece = Segment {
+                seq: seg.seq + off as u64,
+                len,
+                push: seg.push && last,
+                ..seg
+            };
+            Frame::tcp(piece, header, f.hdr.src, f.hdr.dst)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nic_cuts_a_tso_send_into_mss_frames_that_repeat_its_header() {
+        let seg = Segment {
+            seq: 1000,
+            len: 3 * 1448 + 10,
+            push: true,
+            flow: 7,
+            ..Segment::default()
+        };
+        let f = Frame::tcp(seg, 52, 1, 2);
+        let frames = tso_frames(f, seg, 1448);
+        let parts: Vec<(u64, u64, u64, bool)> = frames
+            .iter()
+            .map(|g| match g.payload {
+                Payload::Tcp(s) => (s.seq, g.hdr.payload_bytes(), g.hdr.ip_bytes(), g.hdr.push),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            parts,
+            vec![
+                (1000, 1448, 1500, false),
+                (2448, 1448, 1500, false),
+                (3896, 1448, 1500, false),
+                (5344, 10, 62, true),
+            ]
+        );
+        assert!(frames
+            .iter()
+            .all(|g| (g.hdr.src, g.hdr.dst, g.hdr.flow) == (1, 2, 7)));
+        assert_eq!(tso_frames(f, Segment { len: 1448, ..seg }, 1448).len(), 1);
     }
 }

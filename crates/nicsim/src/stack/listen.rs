@@ -59,11 +59,21 @@ impl Node {
             ));
         }
         let (mtu, tcp) = (cfg.nic.mtu_bytes, &cfg.tcp);
-        let tcp = if established {
+        let mut tcp = if established {
             Tcp::new(tcp, mtu, nodelay, flow)
         } else {
             Tcp::new_closed(tcp, mtu, nodelay, flow)
         };
+        if cfg.nic.tso {
+            // The IP datagram of one send is at most nic.tso_max_bytes (Linux's GSO_MAX_SIZE).
+            let headers = mtu - tcp.mss as u64;
+            tcp.set_tso(
+                cfg.nic
+                    .tso_max_bytes
+                    .saturating_sub(headers)
+                    .min(u32::MAX as u64) as u32,
+            );
+        }
         self.ports_in_use += active as u32;
         let mut conn = Conn::new(tcp, peer, dev);
         conn.active = active;

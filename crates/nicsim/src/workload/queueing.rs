@@ -5,7 +5,8 @@
 
 use crate::engine::{Engine, Rng};
 use crate::units::{Duration, Time};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// A FIFO single server with deterministic service. Sans-IO: it returns departure times.
 #[derive(Clone, Debug)]
@@ -121,6 +122,49 @@ pub fn run(rate_per_s: f64, services_us: &[f64], duration: Duration, seed: u64) 
         predicted_sojourn_us: predicted_sojourn_s(rate_per_s, &services_s) * 1e6,
         simulated_s: eng.now().as_secs_f64(),
     }
+}
+
+/// The reference scenario (700,000 packets/s, services 1.2, 0.8, 1.0, 0.5 µs) with nothing but
+/// a heap of (time, seq, kind): no engine, no components. The yardstick `nicsim bench --suite`
+/// and the Criterion benchmark run beside the engine.
+pub fn bare_heap_loop(duration: Duration, seed: u64) -> u64 {
+    let duration_ps = duration.0;
+    let services = [1_200_000u64, 800_000, 1_000_000, 500_000];
+    let mut heap = BinaryHeap::new();
+    let mut rng = Rng::new(seed);
+    let mut queues: [VecDeque<u64>; 4] = Default::default();
+    let (mut seq, mut events) = (0u64, 0u64);
+    let gap = 1e12 / 700_000.0;
+    heap.push(Reverse((rng.exp(gap) as u64, 0u64, 4u8)));
+    while let Some(Reverse((t, _, k))) = heap.pop() {
+        events += 1;
+        let arrive = |q: &mut VecDeque<u64>, i: usize, h: &mut BinaryHeap<_>, s: &mut u64| {
+            q.push_back(t);
+            if q.len() == 1 {
+                *s += 1;
+                h.push(Reverse((t + services[i], *s, i as u8)));
+            }
+        };
+        if k == 4 {
+            arrive(&mut queues[0], 0, &mut heap, &mut seq);
+            let n = t + rng.exp(gap) as u64;
+            if n < duration_ps {
+                seq += 1;
+                heap.push(Reverse((n, seq, 4)));
+            }
+        } else {
+            let i = k as usize;
+            queues[i].pop_front();
+            if !queues[i].is_empty() {
+                seq += 1;
+                heap.push(Reverse((t + services[i], seq, k)));
+            }
+            if i < 3 {
+                arrive(&mut queues[i + 1], i + 1, &mut heap, &mut seq);
+            }
+        }
+    }
+    events
 }
 
 #[cfg(test)]

@@ -173,6 +173,8 @@ pub struct Tcp {
     /// This connection's id, stamped on every segment it sends.
     pub flow: u16,
     pub mss: u32,
+    /// TSO: the largest payload one output segment may carry (0: off, segments of one MSS).
+    tso_max_payload: u32,
     nodelay: bool,
     semantics: BufferSemantics,
     adv_win_scale: u32,
@@ -266,6 +268,7 @@ impl Tcp {
         let mut t = Tcp {
             flow,
             mss,
+            tso_max_payload: 0,
             nodelay,
             semantics: cfg.buffer_semantics,
             adv_win_scale: cfg.adv_win_scale,

@@ -125,7 +125,17 @@ impl Tcp {
             (true, d) => d,
             (false, _) => None,
         };
+        if self.tso_max_payload > self.mss {
+            out = merge_for_tso(out, self.tso_max_payload);
+        }
         out
+    }
+
+    /// TCP segmentation offload: the segments one output sends back to back leave as one
+    /// segment of up to `max_payload_bytes`, which the NIC cuts into MSS frames. The send
+    /// queue, SACK and retransmission still work in MSS units, as Linux's do after a split.
+    pub fn set_tso(&mut self, max_payload_bytes: u32) {
+        self.tso_max_payload = max_payload_bytes;
     }
 
     /// The persist timer fired at `now`: a window probe to send, if it is still needed.
@@ -215,4 +225,26 @@ impl Tcp {
         self.snd_nxt = self.snd_una;
         self.send_head = 0;
     }
+}
+
+/// Runs of contiguous data segments (no SYN or FIN) merged into segments of at most `max`
+/// payload bytes; a merged segment pushes if any of its parts did.
+fn merge_for_tso(segs: Vec<Segment>, max: u32) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
+    for s in segs {
+        if let Some(last) = out.last_mut() {
+            let data = |x: &Segment| x.len > 0 && x.ctl == 0;
+            if data(last)
+                && data(&s)
+                && last.seq + last.len as u64 == s.seq
+                && last.len + s.len <= max
+            {
+                last.len += s.len;
+                last.push |= s.push;
+                continue;
+            }
+        }
+        out.push(s);
+    }
+    out
 }

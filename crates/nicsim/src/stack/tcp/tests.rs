@@ -367,3 +367,56 @@ mod sack_receiver_tests {
         assert_eq!(b.stats.sack_blocks_sent, 0);
     }
 }
+
+mod tso_tests {
+    use super::super::*;
+    use super::tests_support::{ack_of, cfg};
+
+    #[test]
+    fn tso_sends_what_the_window_allows_as_one_segment_and_retransmits_by_mss() {
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
+        a.set_tso(45 * 1448);
+        a.write(10 * 1448, true);
+        // Initial window of two MSS: one segment of both.
+        let first = a.output(Time(0));
+        assert_eq!(first.len(), 1);
+        assert_eq!(
+            (first[0].seq, first[0].len, first[0].push),
+            (0, 2 * 1448, false)
+        );
+        assert_eq!(
+            a.stats.data_segments_sent, 2,
+            "TCP still counts MSS segments"
+        );
+        a.on_segment(Time(1000), &ack_of(2 * 1448, 60000));
+        let next = a.output(Time(1000));
+        assert_eq!(next.len(), 1);
+        assert_eq!((next[0].seq, next[0].len), (2 * 1448, 4 * 1448));
+        // A timeout retransmits the first unacknowledged MSS alone (cwnd falls to one MSS).
+        let rto = a.rto_deadline.expect("armed");
+        assert!(a.on_rto(rto));
+        let again = a.output(rto);
+        assert_eq!(again.len(), 1);
+        assert_eq!((again[0].seq, again[0].len), (2 * 1448, 1448));
+    }
+
+    #[test]
+    fn tso_stops_at_its_limit_and_keeps_push_on_the_last_piece() {
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
+        a.set_tso(3 * 1448);
+        a.cwnd = 100 * 1448;
+        a.peer_wnd = 100 * 1448;
+        a.write(7 * 1448 + 100, true);
+        let lens: Vec<u32> = a.output(Time(0)).iter().map(|s| s.len).collect();
+        assert_eq!(lens, vec![3 * 1448, 3 * 1448, 1448 + 100]);
+        let mut b = Tcp::new(&cfg(), 1500, true, 1);
+        b.cwnd = 100 * 1448;
+        b.peer_wnd = 100 * 1448;
+        b.write(7 * 1448 + 100, true);
+        assert_eq!(
+            b.output(Time(0)).len(),
+            8,
+            "without TSO, one segment per MSS"
+        );
+    }
+}
