@@ -28,14 +28,16 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
         for (c, &v) in NODE_COUNTERS.iter().zip(&n.values) {
             insert(&mut node, c.key, figure(c.unit, v, secs, clock));
         }
-        // Bus crossings per payload byte read by the application (laws.md §1).
-        let app_bytes = n.get("app_bytes_read").max(1.0);
+        // Bus crossings per payload byte read by the application (laws.md §1); null on a node
+        // whose application read nothing (a sender), where the ratio has no meaning.
+        let app_bytes = n.get("app_bytes_read");
         let (dma, copy) = (n.get("dma_bytes"), n.get("copy_bytes"));
+        let per_byte = |x: f64| (app_bytes > 0.0).then(|| x / app_bytes);
         node.insert(
             "memory_bus_crossings_per_byte".into(),
-            json!((dma + 2.0 * copy) / app_bytes),
+            json!(per_byte(dma + 2.0 * copy)),
         );
-        node.insert("io_bus_crossings_per_byte".into(), json!(dma / app_bytes));
+        node.insert("io_bus_crossings_per_byte".into(), json!(per_byte(dma)));
         nodes.insert(format!("node{i}"), Value::Object(node));
     }
     (Value::Object(procs), Value::Object(nodes))
