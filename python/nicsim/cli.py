@@ -101,8 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list the presets")
     pp = sub.add_parser("params", help="list every parameter with unit, default and source")
     pp.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/configuration.md)")
-    b = sub.add_parser("bench", help="engine speed on the reference M/D/1 tandem scenario")
+    b = sub.add_parser("bench", help="engine speed on the reference M/D/1 tandem scenario; --suite: every speed figure")
     b.add_argument("--json", action="store_true", help="print one JSON document")
+    b.add_argument("--suite", action="store_true", help="the engine beside a bare-heap loop, then whole-model scenarios (base 1 MiB stream, modern-10g, modern-10g-jumbo, modern-100g TCP_STREAM): events/s, events per KiB, simulated-to-wall ratio")
     b.add_argument("--duration", type=_bounded("--duration", 0, 100, lo_open=True), default=1.0, help="simulated seconds, above 0 and at most 100 (default 1)")
     # Commands with parsers of their own, listed here for --help (dispatched before argparse).
     sub.add_parser("laws", help="evaluate LAWS and the modified LAWS; 'laws fit' fits δa, δo, τ (see nicsim laws --help)")
@@ -336,6 +337,13 @@ def cmd_params(args) -> int:
 
 def cmd_bench(args) -> int:
     from . import _core
+
+    if args.suite:
+        from .bench import print_suite, suite
+
+        doc = suite(args.duration)
+        print(_dumps(doc)) if args.json else print_suite(doc)
+        return 0
 
     events, packets, soj, pred, wall = _core.bench(args.duration, 1)
     res = {

@@ -48,7 +48,17 @@ def load_preset(name: str) -> dict:
         hint = difflib.get_close_matches(name, preset_names(), n=1)
         extra = f" (did you mean {hint[0]!r}?)" if hint else ""
         raise ConfigError(f"no preset or file named {name!r}{extra}; presets: {', '.join(preset_names())}")
-    return tomllib.loads(f.read_text())
+    doc = tomllib.loads(f.read_text())
+    if "preset" in doc:  # a variant: its base preset's settings, then its own
+        return _deep_merge(load_preset(doc.pop("preset")), doc)
+    return doc
+
+
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
 
 
 def load_profile(name: str) -> dict:

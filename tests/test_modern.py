@@ -1,0 +1,47 @@
+"""The modern presets (nicsim's assumptions, not studied systems) and `nicsim bench --suite`."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from nicsim import api, resolve
+
+SHORT = {"workload.kind": "netperf", "workload.netperf.duration_ps": "20 ms", "workload.netperf.warmup_ps": "5 ms"}
+
+
+def test_a_variant_preset_takes_its_base_and_changes_only_what_it_names():
+    base, v = resolve("modern-10g").values, resolve("modern-25g").values
+    assert v["link.rate_bps"] == 25e9 and base["link.rate_bps"] == 10e9
+    # The ring's idle flush time is derived from the link (one maximum frame's wire time).
+    assert {k for k in base if base[k] != v[k]} == {"link.rate_bps", "nic.ring_flush_idle_ps"}
+    assert resolve("modern-10g-jumbo").values["nic.mtu_bytes"] == 9000
+    assert resolve("modern-10g").costs["rx_copy"]["r_byte"] < resolve("ortiz2008-base").costs["rx_copy"]["r_byte"]
+
+
+@pytest.mark.parametrize("preset", ["modern-10g", "modern-10g-jumbo", "modern-25g", "modern-100g"])
+def test_modern_presets_stay_below_the_link_and_conserve_bytes(preset):
+    out = api.run(preset, SHORT)
+    rate = resolve(preset).values["link.rate_bps"]
+    mbps = out["netperf"]["aggregate"]["throughput_mbps"]
+    assert 0.1 * rate / 1e6 < mbps <= rate / 1e6
+    for c in out["conservation"].values():
+        assert c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"]
+    assert all(p["utilisation"] <= 1.0 + 1e-9 for p in out["processors"].values())
+
+
+def test_bench_suite_reports_every_scenario_from_the_cores_own_counts():
+    r = subprocess.run([sys.executable, "-m", "nicsim", "bench", "--suite", "--json", "--duration", "0.05"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    rows = {x["scenario"]: x for x in json.loads(r.stdout)["suite"]}
+    assert set(rows) == {"engine-md1-tandem", "base-1MiB-stream", "modern-10g-tcp-stream",
+                         "modern-10g-jumbo-tcp-stream", "modern-100g-tcp-stream"}
+    e = rows.pop("engine-md1-tandem")
+    assert e["ratio_to_bare_heap"] == pytest.approx(e["events_per_s"] / e["bare_heap_events_per_s"])
+    for x in rows.values():
+        assert sum(x["events_by_kind"].values()) == x["events"]
+        assert x["simulated_per_wall"] == pytest.approx(x["simulated_s"] / x["wall_s"])
+        assert x["events_per_kib"] > 0 and x["throughput_mbps"] > 0
+    # Jumbo frames move the same bytes with fewer frames: fewer events per KiB.
+    assert rows["modern-10g-jumbo-tcp-stream"]["events_per_kib"] < rows["modern-10g-tcp-stream"]["events_per_kib"]
