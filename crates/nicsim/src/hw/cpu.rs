@@ -191,6 +191,10 @@ pub struct Chunk {
     pub pio_reads: u32,
     pub pio_writes: u32,
     pub cat: Category,
+    /// Its pieces in execution order, as (category, references, cycles): more than one when
+    /// short pieces that follow ride in the chunk (`next_chunk`).
+    pub parts: [(Category, f64, f64); MAX_PIECES],
+    pub n_parts: u8,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -219,7 +223,9 @@ pub struct Processor {
     pub running: Option<(Ctx, Job)>,
     /// End, category and context of the chunk in progress, so snapshots can exclude its future.
     pub chunk_end: Time,
-    pub chunk_cat: Category,
+    /// The chunk in progress: picoseconds accounted to each of its parts' categories, in order.
+    chunk_parts: [(Category, u64); MAX_PIECES],
+    chunk_n: u8,
     pub chunk_ctx: Ctx,
     pub stats: ProcStats,
 }
@@ -236,7 +242,8 @@ impl Processor {
             suspended: [None, None, None],
             running: None,
             chunk_end: Time::ZERO,
-            chunk_cat: Category::Os,
+            chunk_parts: [(Category::Os, 0); MAX_PIECES],
+            chunk_n: 0,
             chunk_ctx: Ctx::Process,
             stats: ProcStats::default(),
         }
@@ -261,13 +268,16 @@ impl Processor {
             } else {
                 p.cycles
             };
-            let c = Chunk {
+            let cat = p.cat.unwrap_or(Category::Os);
+            let mut c = Chunk {
                 refs,
                 touch: data.touch(p.touches),
                 cycles,
                 pio_reads: p.pio_reads as u32,
                 pio_writes: p.pio_writes as u32,
-                cat: p.cat.unwrap_or(Category::Os),
+                cat,
+                parts: [(cat, refs, cycles); MAX_PIECES],
+                n_parts: 1,
             };
             p.refs -= refs;
             p.cycles -= cycles;
@@ -279,6 +289,24 @@ impl Processor {
             if p.refs == 0.0 && p.cycles <= 1e-9 {
                 p.cycles = 0.0;
             }
+            // The pieces that follow a finished one ride in the same chunk while the batch has
+            // room, they touch the same data and access no register: one event, not one per
+            // stage. Each keeps its category; the chunk's time is split by their work.
+            let finished = p.is_empty();
+            let mut k = job.idx as usize + 1;
+            while finished && k < job.len as usize {
+                let q = job.pieces[k];
+                let fits = c.refs + q.refs <= batch && q.pio_reads == 0 && q.pio_writes == 0;
+                if !fits || data.touch(q.touches) != c.touch {
+                    break;
+                }
+                c.refs += q.refs;
+                c.cycles += q.cycles;
+                c.parts[c.n_parts as usize] = (q.cat.unwrap_or(Category::Os), q.refs, q.cycles);
+                c.n_parts += 1;
+                job.pieces[k] = Piece::default();
+                k += 1;
+            }
             return Some(c);
         }
     }
@@ -288,9 +316,44 @@ impl Processor {
         self.clock.duration_of(cycles * self.cpi)
     }
 
-    pub fn account(&mut self, ctx: Ctx, cat: Category, d: Duration) {
-        self.stats.busy_ps[cat_index(cat)] += d.0;
-        self.stats.ctx_ps[ctx as usize] += d.0;
+    /// Accounts chunk `c`, started at `start`, whose register accesses ended at `regs_end`,
+    /// memory stalls at `stall_end` and whole work at `end`. Registers go to its first part;
+    /// the stall is shared by references and the instructions by cycles, the last part taking
+    /// the rounding, so the parts sum to the chunk's time.
+    pub fn account_chunk(
+        &mut self,
+        ctx: Ctx,
+        c: &Chunk,
+        start: Time,
+        regs_end: Time,
+        stall_end: Time,
+        end: Time,
+    ) {
+        let total = (end - start).0;
+        let stall = (stall_end - regs_end).0 as f64;
+        let n = c.n_parts as usize;
+        let mut left = total;
+        for (i, &(cat, refs, cycles)) in c.parts[..n].iter().enumerate() {
+            let d = if i + 1 == n {
+                left
+            } else {
+                let own = if c.refs > 0.0 {
+                    stall * refs / c.refs
+                } else {
+                    0.0
+                } as u64
+                    + self.instr_time(cycles).0
+                    + if i == 0 { (regs_end - start).0 } else { 0 };
+                own.min(left)
+            };
+            left -= d;
+            self.stats.busy_ps[cat_index(cat)] += d;
+            self.chunk_parts[i] = (cat, d);
+        }
+        self.stats.ctx_ps[ctx as usize] += total;
+        self.chunk_n = n as u8;
+        self.chunk_end = end;
+        self.chunk_ctx = ctx;
     }
 
     /// Busy time per category and per context up to `now`, excluding the unexecuted rest of
@@ -299,134 +362,15 @@ impl Processor {
         let (mut cat, mut ctx) = (self.stats.busy_ps, self.stats.ctx_ps);
         if self.running.is_some() && self.chunk_end > now {
             let rest = (self.chunk_end - now).0;
-            cat[cat_index(self.chunk_cat)] -= rest;
             ctx[self.chunk_ctx as usize] -= rest;
+            // The parts run in order: the unexecuted rest is the last parts' time.
+            let mut left = rest;
+            for &(c, d) in self.chunk_parts[..self.chunk_n as usize].iter().rev() {
+                let take = left.min(d);
+                cat[cat_index(c)] -= take;
+                left -= take;
+            }
         }
         (cat, ctx)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn proc() -> Processor {
-        Processor::new(ProcName::Cpu0, Freq(400_000_000), 1.0, 64)
-    }
-
-    #[test]
-    fn a_copy_is_cut_into_batches_of_references() {
-        let mut p = proc();
-        let job = Job::new(Then::Thread(0)).with(Piece {
-            cat: Some(Category::Copy),
-            cycles: 1000.0,
-            refs: 150.0,
-            ..Default::default()
-        });
-        p.running = Some((Ctx::Process, job));
-        let chunks: Vec<Chunk> = std::iter::from_fn(|| p.next_chunk()).collect();
-        assert_eq!(chunks.len(), 3);
-        assert_eq!(chunks[0].refs, 64.0);
-        assert_eq!(chunks[2].refs, 22.0);
-        let total: f64 = chunks.iter().map(|c| c.cycles).sum();
-        assert!((total - 1000.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn pieces_run_in_order_and_pio_goes_with_the_first_chunk() {
-        let mut p = proc();
-        let job = Job::new(Then::HardIrq { dev: 0, taken: 0 })
-            .with(Piece {
-                cat: Some(Category::Os),
-                cycles: 100.0,
-                ..Default::default()
-            })
-            .with(Piece {
-                cat: Some(Category::Driver),
-                cycles: 50.0,
-                refs: 100.0,
-                pio_reads: 1,
-                pio_writes: 2,
-                ..Default::default()
-            });
-        p.running = Some((Ctx::HardIrq, job));
-        let a = p.next_chunk().unwrap();
-        assert_eq!(a.cat, Category::Os);
-        let b = p.next_chunk().unwrap();
-        assert_eq!((b.cat, b.pio_reads, b.pio_writes), (Category::Driver, 1, 2));
-        let c = p.next_chunk().unwrap();
-        assert_eq!((c.pio_reads, c.refs), (0, 36.0));
-        assert!(p.next_chunk().is_none());
-    }
-
-    #[test]
-    fn every_chunk_carries_what_its_piece_touches() {
-        let mut p = proc();
-        let data = JobData {
-            flow: 1,
-            buffer_addr: 1000,
-            buffer_bytes: 4096,
-            ring_bytes: 0,
-        };
-        let job = Job::new(Then::Thread(0))
-            .with(
-                Piece {
-                    cat: Some(Category::Copy),
-                    cycles: 100.0,
-                    refs: 150.0,
-                    ..Default::default()
-                }
-                .touching(Touches::Buffer),
-            )
-            .with(Piece {
-                cat: Some(Category::Os),
-                cycles: 10.0,
-                ..Default::default()
-            })
-            .with_data(data);
-        p.running = Some((Ctx::Process, job));
-        let chunks: Vec<Chunk> = std::iter::from_fn(|| p.next_chunk()).collect();
-        assert_eq!(
-            chunks.len(),
-            4,
-            "150 references in batches of 64, then the OS piece"
-        );
-        let buf = Touch::new(Region::SocketBuffer(1), 1000, 4096);
-        assert!(chunks[..3].iter().all(|c| c.touch == buf));
-        assert_eq!(chunks[3].touch, Touch::default());
-    }
-
-    #[test]
-    fn a_prepended_piece_runs_before_what_is_left() {
-        let piece = |cycles| Piece {
-            cat: Some(Category::Os),
-            cycles,
-            ..Default::default()
-        };
-        let mut fresh = Job::new(Then::Nothing).with(piece(1.0)).with(piece(2.0));
-        fresh.prepend(piece(9.0));
-        let order: Vec<f64> = fresh.pieces().map(|p| p.cycles).collect();
-        assert_eq!(order, vec![9.0, 1.0, 2.0]);
-        // A job already under way keeps its progress behind the new piece.
-        let mut p = proc();
-        p.running = Some((
-            Ctx::Process,
-            Job::new(Then::Nothing).with(piece(1.0)).with(piece(2.0)),
-        ));
-        p.next_chunk();
-        let (_, mut job) = p.running.take().unwrap();
-        job.prepend(piece(9.0));
-        let order: Vec<f64> = job
-            .pieces()
-            .filter(|p| !p.is_empty())
-            .map(|p| p.cycles)
-            .collect();
-        assert_eq!(order, vec![9.0, 2.0]);
-    }
-
-    #[test]
-    fn a_piece_stays_small() {
-        // Jobs are copied on every dispatch; a bigger piece measurably slows whole runs.
-        assert_eq!(std::mem::size_of::<Piece>(), 24);
     }
 }

@@ -4,6 +4,8 @@
 pub mod apic;
 pub mod bus;
 pub mod cpu;
+#[cfg(test)]
+mod cpu_tests;
 pub mod dma;
 pub mod fabric;
 pub mod frame;

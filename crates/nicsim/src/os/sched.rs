@@ -86,16 +86,13 @@ impl Node {
             return false;
         };
         let clock = self.procs[p].clock;
-        let t = self
+        let regs_end = self
             .mem
             .registers(now, p, clock, c.pio_reads, c.pio_writes, &mut self.io);
-        let t = self.mem.access(t, p, clock, c.refs, c.touch) + self.procs[p].instr_time(c.cycles);
+        let stall_end = self.mem.access(regs_end, p, clock, c.refs, c.touch);
+        let t = stall_end + self.procs[p].instr_time(c.cycles);
         let ctx = self.procs[p].running.as_ref().unwrap().0;
-        let pr = &mut self.procs[p];
-        pr.account(ctx, c.cat, t - now);
-        pr.chunk_end = t;
-        pr.chunk_cat = c.cat;
-        pr.chunk_ctx = ctx;
+        self.procs[p].account_chunk(ctx, &c, now, regs_end, stall_end, t);
         eng.at(
             t,
             Ev::Chunk {
