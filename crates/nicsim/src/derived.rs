@@ -477,7 +477,10 @@ mod tests {
             let d = derived(&c);
             let mut w = crate::system::World::new(&c).unwrap();
             w.connect(0, 1, true).unwrap();
-            assert_eq!(d.link_payload_bps, w.link_payload_bps);
+            assert_eq!(
+                d.link_payload_bps * d.max_frame_wire_bytes as f64,
+                w.link_rate_bps * d.mss_bytes as f64
+            );
             for n in &w.nodes {
                 assert_eq!(d.mss_bytes, n.conns[0].tcp.mss as u64);
                 assert_eq!(n.procs.len(), d.processors.len());

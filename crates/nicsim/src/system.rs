@@ -35,7 +35,8 @@ pub struct World {
     addr_dev: Vec<(usize, DevId, usize)>,
     /// The server's next NIC for a connection through the switch (round-robin).
     next_port: usize,
-    pub link_payload_bps: f64,
+    /// Each link's rate: the bound the window checks hold arrivals to.
+    pub link_rate_bps: f64,
     /// Payload bytes a workload injected at node1's MAC (they did not come from node0's TCP).
     injected_bytes: u64,
     /// Events executed, per `Ev::kind`.
@@ -157,7 +158,7 @@ impl World {
             flows: vec![[0, 1]],
             addr_dev,
             next_port: 0,
-            link_payload_bps: crate::derived::link_payload_bps(cfg),
+            link_rate_bps: cfg.link.rate_bps.0 as f64,
             injected_bytes: 0,
             events_by_kind: [0; Ev::KINDS.len()],
             cfg: cfg.clone(),
@@ -350,7 +351,17 @@ impl World {
             .into_iter()
             .map(|(a, b)| (format!("node{a}→node{b}"), self.conservation(a, b, None)))
             .collect();
-        check_window(&cons, self.link_payload_bps, win)
+        let links: Vec<usize> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let mut addrs: Vec<_> = n.devs.iter().map(|d| d.addr).collect();
+                addrs.dedup(); // a NIC's RSS queues are consecutive devices on one address
+                addrs.len()
+            })
+            .collect();
+        let max_frame = crate::hw::link::wire_bytes(self.cfg.nic.mtu_bytes) as f64;
+        check_window(&cons, self.link_rate_bps, &links, max_frame, win)
     }
 
     /// A frame of `payload_bytes` from outside reaches `node`'s MAC now.

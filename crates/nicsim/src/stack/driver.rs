@@ -3,7 +3,7 @@
 
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
-use crate::hw::link::ETH_HEADER_BYTES;
+use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES};
 use crate::hw::nic::{FlushCause, Held, IrqDecision};
 use crate::node::netdev::DevId;
 use crate::node::{Ev, IrqKind, Node, Wire};
@@ -182,6 +182,7 @@ impl Node {
 
     /// A frame's last bit reached device `d`'s MAC.
     pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, f: Frame) {
+        self.stats.wire_arrived_bytes += wire_bytes(f.hdr.ip_bytes());
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
                 if !self.devs[d].nic.accept_rx(&f) {

@@ -68,6 +68,9 @@ pub const NODE_COUNTERS: &[Counter] = &[
         n.mem.nb.busy_ps() as f64
     }),
     c("copy_bytes", Unit::Count, |n| n.stats.copy_bytes as f64),
+    c("wire_arrived_bytes", Unit::Count, |n| {
+        n.stats.wire_arrived_bytes as f64
+    }),
     c("app_bytes_read", Unit::Count, |n| {
         n.conns.iter().map(|c| c.bytes_read).sum::<u64>() as f64
     }),

@@ -15,6 +15,9 @@ pub struct NodeStats {
     pub no_socket_dropped_bytes: u64,
     pub payload_tx_bytes: u64,
     pub payload_rx_tcp_bytes: u64,
+    /// Wire bytes (framing included) of every frame that reached this node's MACs, accepted
+    /// or dropped: what its links carried in, the quantity the link rate bounds.
+    pub wire_arrived_bytes: u64,
     pub copy_bytes: u64,
     pub wakeups: u64,
     /// Unpinned threads moved to another processor when they woke.
