@@ -290,14 +290,16 @@ impl Processor {
                 p.cycles = 0.0;
             }
             // The pieces that follow a finished one ride in the same chunk while the batch has
-            // room, they touch the same data and access no register: one event, not one per
-            // stage. Each keeps its category; the chunk's time is split by their work.
+            // room and they access no register: one event, not one per stage. Each keeps its
+            // category; the chunk's time is split by their work. The chunk keeps its first
+            // piece's `touch`: the mean-access model, the only one, does not look at it (a
+            // model that prices by address will need each part's).
             let finished = p.is_empty();
             let mut k = job.idx as usize + 1;
             while finished && k < job.len as usize {
                 let q = job.pieces[k];
                 let fits = c.refs + q.refs <= batch && q.pio_reads == 0 && q.pio_writes == 0;
-                if !fits || data.touch(q.touches) != c.touch {
+                if !fits {
                     break;
                 }
                 c.refs += q.refs;
