@@ -3,9 +3,17 @@
 A fast discrete-event simulator of the whole host communication path (CPUs, memory, buses,
 NIC, link, TCP), NetPIPE and Hpcbench workloads, and the LAWS analytical models.
 """
-from ._core import __version__
-from .config import resolve
-from .errors import ConfigError, SimulationError
+import os as _os
+
+# NumPy's OpenBLAS starts a thread per core that spins after every call; the small fits here
+# gain nothing from it, and on a two-core machine it takes the core a second simulation (a
+# sweep worker) needs. A value the user set is kept.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+    _os.environ.setdefault(_var, "1")
+
+from ._core import __version__  # noqa: E402
+from .config import resolve  # noqa: E402
+from .errors import ConfigError, SimulationError  # noqa: E402
 
 __all__ = ["resolve", "run", "frames", "sweep", "ConfigError", "SimulationError", "__version__"]
 

@@ -62,7 +62,7 @@ impl Duration {
     }
     /// This duration `k` times over, rounded to the picosecond.
     pub fn mul_f64(self, k: f64) -> Duration {
-        Duration((self.0 as f64 * k).round() as u64)
+        Duration(round_u64(self.0 as f64 * k))
     }
 }
 
@@ -119,7 +119,32 @@ impl BitRate {
 impl Freq {
     /// Duration of `cycles` cycles of this clock (fractional cycles allowed), rounded up.
     pub fn duration_of(self, cycles: f64) -> Duration {
-        Duration((cycles * 1e12 / self.0 as f64).ceil() as u64)
+        Duration(ceil_u64(cycles * 1e12 / self.0 as f64))
+    }
+}
+
+/// `x.ceil() as u64` for the non-negative values the model produces, bit for bit, without the
+/// libm call baseline x86-64 makes for `ceil` (it lacks a rounding instruction): it sat on
+/// every chunk's path.
+#[inline]
+fn ceil_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if (t as f64) < x {
+        t + 1
+    } else {
+        t
+    }
+}
+
+/// `x.round() as u64` (halves away from zero) for non-negative values, bit for bit, without
+/// the libm call; below 2^52 `x - t` is exact, above it `x` is whole.
+#[inline]
+fn round_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if x - t as f64 >= 0.5 {
+        t + 1
+    } else {
+        t
     }
 }
 
@@ -151,5 +176,17 @@ mod tests {
     #[should_panic(expected = "negative time span")]
     fn negative_span_panics() {
         let _ = Time(1) - Time(2);
+    }
+
+    #[test]
+    fn the_rounding_helpers_match_the_library_bit_for_bit() {
+        let xs = [
+            0.0, 0.4, 0.5, 0.5000000000000001, 0.49999999999999994, 1.0, 2.5, 3.5, 1e9 + 0.5,
+            123456.000001, 4503599627370495.5, 9007199254740993.0, 1e18, -0.3,
+        ];
+        for x in xs {
+            assert_eq!(ceil_u64(x), x.ceil() as u64, "ceil {x}");
+            assert_eq!(round_u64(x), x.round() as u64, "round {x}");
+        }
     }
 }
