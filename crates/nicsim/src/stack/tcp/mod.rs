@@ -369,8 +369,20 @@ impl Tcp {
                 }
                 _ => 0,
             };
-            tail_room.max(self.mss as u64)
+            tail_room.max(self.size_goal())
         }
+    }
+
+    /// What one pass of the send loop copies before it pushes (Linux 2.6 `xmit_size_goal`):
+    /// an MSS, or with TSO the largest send, at most half the largest window the peer offered,
+    /// in whole MSS.
+    fn size_goal(&self) -> u64 {
+        let mss = self.mss as u64;
+        if self.tso_max_payload as u64 <= mss {
+            return mss;
+        }
+        let goal = (self.tso_max_payload as u64).min(self.max_peer_wnd / 2);
+        (goal - goal % mss).max(mss)
     }
 
     // ---------------- receiver ----------------

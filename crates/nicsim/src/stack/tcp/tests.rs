@@ -401,6 +401,18 @@ mod tso_tests {
     }
 
     #[test]
+    fn with_tso_the_send_loop_copies_a_size_goal_at_a_time() {
+        let mut a = Tcp::new(&cfg(), 1500, true, 1);
+        // Without TSO one MSS per pass; with it, half the peer's largest window in whole MSS.
+        assert_eq!(a.send_space(), 1448);
+        a.set_tso(45 * 1448);
+        let half_window = a.max_peer_wnd / 2;
+        assert_eq!(a.send_space(), half_window - half_window % 1448);
+        a.max_peer_wnd = 1 << 30;
+        assert_eq!(a.send_space(), 45 * 1448, "capped by the largest send");
+    }
+
+    #[test]
     fn tso_stops_at_its_limit_and_keeps_push_on_the_last_piece() {
         let mut a = Tcp::new(&cfg(), 1500, true, 1);
         a.set_tso(3 * 1448);
