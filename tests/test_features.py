@@ -123,9 +123,11 @@ def test_tso_passes_a_send_through_tcp_ip_and_the_driver_once_and_the_wire_still
     assert per_mb(on, snd_on["tcpip"]) < 0.7 * per_mb(off, snd_off["tcpip"])
     assert per_mb(on, snd_on["driver"]) < 0.7 * per_mb(off, snd_off["driver"])
     assert per_mb(on, snd_on["copy"]) == pytest.approx(per_mb(off, snd_off["copy"]), rel=0.05)
-    # The receiver still gets MSS frames: it acknowledges as often per byte.
+    # The receiver still gets MSS frames: it acknowledges about every other one, as without
+    # TSO (within 10%: the sender's bursts of a size goal change when delayed ACKs fire), not
+    # once per send, which would be about one ACK per 30 frames here.
     acks = lambda p: per_mb(p, p["nodes"]["node1"]["acks_sent"])
-    assert acks(on) == pytest.approx(acks(off), rel=0.05)
+    assert acks(on) == pytest.approx(acks(off), rel=0.1)
     # One descriptor and one DMA request per send: fewer I/O transactions per byte.
     io = lambda p: per_mb(p, p["nodes"]["node0"]["io_transactions"])
     assert io(on) < io(off)
