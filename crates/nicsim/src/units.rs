@@ -123,29 +123,36 @@ impl Freq {
     }
 }
 
-/// `x.ceil() as u64` for the non-negative values the model produces, bit for bit, without the
-/// libm call baseline x86-64 makes for `ceil` (it lacks a rounding instruction): it sat on
-/// every chunk's path.
+/// Values below this convert through `i64`, one instruction each way on baseline x86-64
+/// (`u64` conversions are branchy sequences there).
+const I64_SAFE: f64 = 9.0e18;
+
+/// `x.ceil() as u64`, bit for bit (negative and NaN give 0, as the cast saturates), without
+/// the libm call baseline x86-64 makes for `ceil`: it sat on every chunk's path.
 #[inline]
 fn ceil_u64(x: f64) -> u64 {
-    let t = x as u64;
-    if (t as f64) < x {
-        t + 1
-    } else {
-        t
+    if x.is_nan() || x <= 0.0 {
+        return 0;
     }
+    if x >= I64_SAFE {
+        return x.ceil() as u64;
+    }
+    let t = x as i64;
+    (if (t as f64) < x { t + 1 } else { t }) as u64
 }
 
-/// `x.round() as u64` (halves away from zero) for non-negative values, bit for bit, without
-/// the libm call; below 2^52 `x - t` is exact, above it `x` is whole.
+/// `x.round() as u64` (halves away from zero), bit for bit, without the libm call; below 2^52
+/// `x - t` is exact, above it `x` is whole.
 #[inline]
 fn round_u64(x: f64) -> u64 {
-    let t = x as u64;
-    if x - t as f64 >= 0.5 {
-        t + 1
-    } else {
-        t
+    if x.is_nan() || x <= 0.0 {
+        return 0;
     }
+    if x >= I64_SAFE {
+        return x.round() as u64;
+    }
+    let t = x as i64;
+    (if x - t as f64 >= 0.5 { t + 1 } else { t }) as u64
 }
 
 #[cfg(test)]
