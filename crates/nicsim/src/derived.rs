@@ -479,7 +479,7 @@ mod tests {
             w.connect(0, 1, true).unwrap();
             assert_eq!(
                 d.link_payload_bps * d.max_frame_wire_bytes as f64,
-                w.link_rate_bps * d.mss_bytes as f64
+                w.cfg.link.rate_bps.0 as f64 * d.mss_bytes as f64
             );
             for n in &w.nodes {
                 assert_eq!(d.mss_bytes, n.conns[0].tcp.mss as u64);

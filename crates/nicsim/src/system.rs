@@ -35,8 +35,6 @@ pub struct World {
     addr_dev: Vec<(usize, DevId, usize)>,
     /// The server's next NIC for a connection through the switch (round-robin).
     next_port: usize,
-    /// Each link's rate: the bound the window checks hold arrivals to.
-    pub link_rate_bps: f64,
     /// Payload bytes a workload injected at node1's MAC (they did not come from node0's TCP).
     injected_bytes: u64,
     /// Events executed, per `Ev::kind`.
@@ -158,7 +156,6 @@ impl World {
             flows: vec![[0, 1]],
             addr_dev,
             next_port: 0,
-            link_rate_bps: cfg.link.rate_bps.0 as f64,
             injected_bytes: 0,
             events_by_kind: [0; Ev::KINDS.len()],
             cfg: cfg.clone(),
@@ -361,7 +358,8 @@ impl World {
             })
             .collect();
         let max_frame = crate::hw::link::wire_bytes(self.cfg.nic.mtu_bytes) as f64;
-        check_window(&cons, self.link_rate_bps, &links, max_frame, win)
+        let rate_bps = self.cfg.link.rate_bps.0 as f64;
+        check_window(&cons, rate_bps, &links, max_frame, win)
     }
 
     /// A frame of `payload_bytes` from outside reaches `node`'s MAC now.

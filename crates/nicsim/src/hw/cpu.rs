@@ -190,11 +190,17 @@ pub struct Chunk {
     pub cycles: f64,
     pub pio_reads: u32,
     pub pio_writes: u32,
-    pub cat: Category,
     /// Its pieces in execution order, as (category, references, cycles): more than one when
     /// short pieces that follow ride in the chunk (`next_chunk`).
     pub parts: [(Category, f64, f64); MAX_PIECES],
     pub n_parts: u8,
+}
+
+impl Chunk {
+    /// The category of its first piece.
+    pub fn cat(&self) -> Category {
+        self.parts[0].0
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -275,7 +281,6 @@ impl Processor {
                 cycles,
                 pio_reads: p.pio_reads as u32,
                 pio_writes: p.pio_writes as u32,
-                cat,
                 parts: [(cat, refs, cycles); MAX_PIECES],
                 n_parts: 1,
             };

@@ -46,9 +46,12 @@ fn pieces_run_in_order_and_pio_goes_with_the_first_chunk() {
         });
     p.running = Some((Ctx::HardIrq, job));
     let a = p.next_chunk().unwrap();
-    assert_eq!(a.cat, Category::Os);
+    assert_eq!(a.cat(), Category::Os);
     let b = p.next_chunk().unwrap();
-    assert_eq!((b.cat, b.pio_reads, b.pio_writes), (Category::Driver, 1, 2));
+    assert_eq!(
+        (b.cat(), b.pio_reads, b.pio_writes),
+        (Category::Driver, 1, 2)
+    );
     let c = p.next_chunk().unwrap();
     assert_eq!((c.pio_reads, c.refs), (0, 36.0));
     assert!(p.next_chunk().is_none());
@@ -148,8 +151,11 @@ fn short_pieces_ride_in_one_chunk_and_keep_their_categories() {
         (2, 30.0, 400.0)
     );
     assert_eq!(chunks[0].parts[1], (Category::Tcpip, 20.0, 300.0));
-    assert_eq!((chunks[1].n_parts, chunks[1].cat), (1, Category::Os));
-    assert_eq!((chunks[2].cat, chunks[2].pio_writes), (Category::Driver, 1));
+    assert_eq!((chunks[1].n_parts, chunks[1].cat()), (1, Category::Os));
+    assert_eq!(
+        (chunks[2].cat(), chunks[2].pio_writes),
+        (Category::Driver, 1)
+    );
     // The chunk's time is split by the parts' work and sums to the whole.
     let c = chunks[0];
     let (t0, t1, t2) = (Time(0), Time(1_000), Time(31_000));

@@ -383,7 +383,7 @@ mod partial_results {
         let mut wl = nicsim::workload::build(&c);
         let mut w = nicsim::system::World::new(&c).unwrap();
         // Pretend the link carries only 1 Mbps: the 64 KiB point breaks the bound check.
-        w.link_rate_bps = 1e6;
+        w.cfg.link.rate_bps = nicsim::units::BitRate(1_000_000);
         let e = nicsim::workload::drive(&mut w, wl.as_mut()).expect_err("the bound check fails");
         assert!(e.contains("throughput bound broken"), "{e}");
         let points = wl.report(&w)["points"].as_array().unwrap().len();
