@@ -3,6 +3,8 @@
 
 pub mod apic;
 pub mod bus;
+pub mod cache;
+pub mod caches;
 pub mod cpu;
 #[cfg(test)]
 mod cpu_tests;

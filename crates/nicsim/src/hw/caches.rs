@@ -1,0 +1,475 @@
+//! The detailed cache hierarchy of one node (host-path §4.3, mode B): per host CPU an L1
+//! instruction and an L1 data cache, and L2s that are private or shared by the CPUs; MESI
+//! between private L2s, and invalidation of the other L1Ds under a shared L2; DMA writes that
+//! invalidate or allocate; an optional next-line prefetcher. It prices single line accesses in
+//! the accessing CPU's cycles and says how many reach the north bridge; `hw/footprint.rs`
+//! turns a stage's references into line accesses.
+
+use std::collections::HashMap;
+
+use crate::hw::cache::{Cache, CacheStats, Geometry};
+
+/// Hit latencies of each level in the accessing CPU's cycles (Table 4.17's penalties) and
+/// main memory's; an access pays each level it passes through.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Latencies {
+    pub l1i_read: f64,
+    pub l1d_read: f64,
+    pub l1d_write: f64,
+    pub l2_read: f64,
+    pub l2_write: f64,
+    pub memory: f64,
+}
+
+/// What DMA writes into host memory do to cached copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DmaPolicy {
+    /// Every cached copy of a written line is invalidated (coherent I/O on a Pentium 4 FSB).
+    Invalidate,
+    /// The written lines are allocated into the last level, dirty (DDIO-like).
+    Allocate,
+}
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub l1i: Geometry,
+    pub l1d: Geometry,
+    pub l2: Geometry,
+    /// One L2 for all host CPUs (onload, hybrid) or one each.
+    pub l2_shared: bool,
+    pub lat: Latencies,
+    pub dma: DmaPolicy,
+    pub prefetch_next_line: bool,
+}
+
+/// The cost of one access and the bridge transactions it caused (misses, write-backs,
+/// coherence transfers).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cost {
+    pub cycles: f64,
+    pub bridge: u32,
+}
+
+/// MESI state of a line in one CPU's L2, read off the caches (tests and reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mesi {
+    Modified,
+    Exclusive,
+    Shared,
+    Invalid,
+}
+
+/// Per-host-CPU coherence counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coherence {
+    /// Reads of a line another CPU wrote and still held (a cache-to-cache transfer).
+    pub transfers: u64,
+    /// Copies of this CPU's that another CPU's write invalidated.
+    pub invalidated: u64,
+}
+
+/// DMA's effect on the caches, per node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DmaCacheStats {
+    pub lines_written: u64,
+    /// Cached copies invalidated by DMA writes (each level counted).
+    pub invalidations: u64,
+    /// Lines a DMA write allocated into the last level.
+    pub allocations: u64,
+    /// Lines a DMA read found dirty in a cache (supplied by it and cleaned).
+    pub read_snoops: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Caches {
+    spec: Spec,
+    l1i: Vec<Cache>,
+    l1d: Vec<Cache>,
+    l2: Vec<Cache>,
+    /// Under a shared L2: the CPU that last wrote each L1 line others may hold stale.
+    writer: HashMap<u64, usize>,
+    pub coherence: Vec<Coherence>,
+    pub dma: DmaCacheStats,
+}
+
+impl Caches {
+    /// Caches for `cpus` host CPUs.
+    pub fn new(spec: Spec, cpus: usize) -> Result<Caches, String> {
+        let mk = |g: Geometry, n: usize, what: &str| -> Result<Vec<Cache>, String> {
+            (0..n)
+                .map(|_| Cache::new(g).map_err(|e| format!("cache.{what}: {e}")))
+                .collect()
+        };
+        if spec.l1d.line_bytes > spec.l2.line_bytes || spec.l1i.line_bytes > spec.l2.line_bytes {
+            return Err("cache: an L1 line may not be longer than an L2 line".into());
+        }
+        let n_l2 = if spec.l2_shared { 1 } else { cpus };
+        Ok(Caches {
+            l1i: mk(spec.l1i, cpus, "l1i")?,
+            l1d: mk(spec.l1d, cpus, "l1d")?,
+            l2: mk(spec.l2, n_l2, "l2")?,
+            spec,
+            writer: HashMap::new(),
+            coherence: vec![Coherence::default(); cpus],
+            dma: DmaCacheStats::default(),
+        })
+    }
+
+    pub fn cpus(&self) -> usize {
+        self.l1d.len()
+    }
+
+    fn l2_of(&self, p: usize) -> usize {
+        if self.spec.l2_shared {
+            0
+        } else {
+            p
+        }
+    }
+
+    /// Per level of CPU `p`: L1I, L1D and its L2 (shared L2s report the same counts).
+    pub fn stats(&self, p: usize) -> [CacheStats; 3] {
+        [
+            self.l1i[p].stats,
+            self.l1d[p].stats,
+            self.l2[self.l2_of(p)].stats,
+        ]
+    }
+
+    pub fn state(&self, p: usize, addr: u64) -> Mesi {
+        let me = self.l2_of(p);
+        let line = self.l2[me].line_of(addr);
+        if !self.l2[me].contains(line) {
+            return Mesi::Invalid;
+        }
+        if self.l2[me].is_dirty(line) {
+            return Mesi::Modified;
+        }
+        let elsewhere = (0..self.l2.len()).any(|k| k != me && self.l2[k].contains(line));
+        if elsewhere {
+            Mesi::Shared
+        } else {
+            Mesi::Exclusive
+        }
+    }
+
+    /// L2 read or write-allocate fill of the line of `addr` for CPU `p`: snoops the other
+    /// L2s (a dirty copy is transferred and written back) and prices the memory access.
+    fn l2_access(&mut self, p: usize, addr: u64, write: bool, c: &mut Cost) {
+        let me = self.l2_of(p);
+        let line = self.l2[me].line_of(addr);
+        for k in 0..self.l2.len() {
+            if k == me || !self.l2[k].contains(line) {
+                continue;
+            }
+            if self.l2[k].is_dirty(line) {
+                // Modified elsewhere: its owner supplies the line and writes it back.
+                self.coherence[p].transfers += 1;
+                c.bridge += 1;
+                self.l2[k].clean(line);
+            }
+            if write {
+                self.l2[k].invalidate(line);
+                self.coherence[k].invalidated += 1;
+            }
+        }
+        let o = if write {
+            self.l2[me].write(line)
+        } else {
+            self.l2[me].read(line)
+        };
+        c.cycles += if write {
+            self.spec.lat.l2_write
+        } else {
+            self.spec.lat.l2_read
+        };
+        c.bridge += o.victim.is_some() as u32;
+        if !o.hit {
+            c.cycles += self.spec.lat.memory;
+            c.bridge += 1;
+            if self.spec.prefetch_next_line {
+                self.prefetch_l2(me, line + 1, c);
+            }
+        }
+    }
+
+    /// An L1 prefetch of the line at `addr` needs it in the L2 too.
+    fn prefetch_below(&mut self, p: usize, addr: u64, c: &mut Cost) {
+        let me = self.l2_of(p);
+        let line = self.l2[me].line_of(addr);
+        self.prefetch_l2(me, line, c);
+    }
+
+    /// Brings `line` into L2 number `l2` from memory, off the processor's critical path.
+    fn prefetch_l2(&mut self, l2: usize, line: u64, c: &mut Cost) {
+        if self.l2[l2].contains(line) {
+            return;
+        }
+        self.l2[l2].stats.prefetches += 1;
+        c.bridge += 1 + self.l2[l2].fill(line, false).is_some() as u32;
+    }
+
+    /// An instruction fetch of the line holding `addr` by CPU `p`.
+    pub fn fetch(&mut self, p: usize, addr: u64) -> Cost {
+        let mut c = Cost {
+            cycles: self.spec.lat.l1i_read,
+            bridge: 0,
+        };
+        let line = self.l1i[p].line_of(addr);
+        if !self.l1i[p].read(line).hit {
+            self.l2_access(p, addr, false, &mut c);
+            if self.spec.prefetch_next_line && !self.l1i[p].contains(line + 1) {
+                self.l1i[p].stats.prefetches += 1;
+                self.l1i[p].fill(line + 1, false);
+                self.prefetch_below(p, (line + 1) * self.spec.l1i.line_bytes, &mut c);
+            }
+        }
+        c
+    }
+
+    /// A data read of the line holding `addr` by CPU `p`.
+    pub fn read(&mut self, p: usize, addr: u64) -> Cost {
+        let mut c = Cost {
+            cycles: self.spec.lat.l1d_read,
+            bridge: 0,
+        };
+        let line = self.l1d[p].line_of(addr);
+        if self.l1d[p].read(line).hit {
+            return c;
+        }
+        if self.spec.l2_shared && self.cpus() > 1 {
+            if let Some(&w) = self.writer.get(&line) {
+                if w != p {
+                    // The line another CPU wrote comes through the shared L2.
+                    self.coherence[p].transfers += 1;
+                    self.writer.remove(&line);
+                }
+            }
+        }
+        self.l2_access(p, addr, false, &mut c);
+        if self.spec.prefetch_next_line && !self.l1d[p].contains(line + 1) {
+            self.l1d[p].stats.prefetches += 1;
+            self.l1d[p].fill(line + 1, false);
+            self.prefetch_below(p, (line + 1) * self.spec.l1d.line_bytes, &mut c);
+        }
+        c
+    }
+
+    /// A data write of the line holding `addr` by CPU `p`: the write-through L1D updates its
+    /// copy and passes the write to the L2, which allocates on a miss; other CPUs' L1D
+    /// copies are invalidated.
+    pub fn write(&mut self, p: usize, addr: u64) -> Cost {
+        let mut c = Cost {
+            cycles: self.spec.lat.l1d_write,
+            bridge: 0,
+        };
+        let line = self.l1d[p].line_of(addr);
+        self.l1d[p].write(line);
+        for q in 0..self.cpus() {
+            if q != p && self.l1d[q].invalidate(line).0 {
+                self.coherence[q].invalidated += 1;
+            }
+        }
+        if self.spec.l2_shared && self.cpus() > 1 {
+            self.writer.insert(line, p);
+        }
+        self.l2_access(p, addr, true, &mut c);
+        c
+    }
+
+    /// A DMA write of `[addr, addr + bytes)` into host memory.
+    pub fn dma_write(&mut self, addr: u64, bytes: u64) -> u32 {
+        let mut bridge = 0;
+        let l2_line = self.spec.l2.line_bytes;
+        let l1_line = self.spec.l1d.line_bytes;
+        let first = addr / l2_line;
+        let last = (addr + bytes.max(1) - 1) / l2_line;
+        for line in first..=last {
+            self.dma.lines_written += 1;
+            for l1 in (line * l2_line / l1_line)..((line + 1) * l2_line / l1_line) {
+                for q in 0..self.cpus() {
+                    self.dma.invalidations += self.l1d[q].invalidate(l1).0 as u64;
+                }
+                self.writer.remove(&l1);
+            }
+            match self.spec.dma {
+                DmaPolicy::Invalidate => {
+                    for k in 0..self.l2.len() {
+                        self.dma.invalidations += self.l2[k].invalidate(line).0 as u64;
+                    }
+                }
+                DmaPolicy::Allocate => {
+                    for k in 1..self.l2.len() {
+                        self.dma.invalidations += self.l2[k].invalidate(line).0 as u64;
+                    }
+                    self.dma.allocations += 1;
+                    bridge += self.l2[0].fill(line, true).is_some() as u32;
+                }
+            }
+        }
+        bridge
+    }
+
+    /// A DMA read of `[addr, addr + bytes)`: dirty lines are supplied by their cache and
+    /// cleaned (the transfer itself is the DMA's own bridge traffic).
+    pub fn dma_read(&mut self, addr: u64, bytes: u64) {
+        let l2_line = self.spec.l2.line_bytes;
+        for line in addr / l2_line..=(addr + bytes.max(1) - 1) / l2_line {
+            for k in 0..self.l2.len() {
+                if self.l2[k].is_dirty(line) {
+                    self.dma.read_snoops += 1;
+                    self.l2[k].clean(line);
+                }
+            }
+        }
+    }
+
+    pub fn latencies(&self) -> Latencies {
+        self.spec.lat
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn table_4_17(l2_shared: bool) -> Spec {
+        let g = |size_bytes, line_bytes, ways, write_back| Geometry {
+            size_bytes,
+            line_bytes,
+            ways,
+            write_back,
+        };
+        Spec {
+            l1i: g(16 << 10, 64, 2, false),
+            l1d: g(16 << 10, 64, 4, false),
+            l2: g(512 << 10, 128, 8, true),
+            l2_shared,
+            lat: Latencies {
+                l1i_read: 2.0,
+                l1d_read: 3.0,
+                l1d_write: 3.0,
+                l2_read: 5.0,
+                l2_write: 5.0,
+                memory: 60.0,
+            },
+            dma: DmaPolicy::Invalidate,
+            prefetch_next_line: false,
+        }
+    }
+
+    #[test]
+    fn a_read_pays_each_level_it_passes_through() {
+        let mut c = Caches::new(table_4_17(false), 1).unwrap();
+        assert_eq!(
+            c.read(0, 0x1000),
+            Cost {
+                cycles: 68.0,
+                bridge: 1
+            }
+        );
+        assert_eq!(c.read(0, 0x1000).cycles, 3.0);
+        // The other half of the 128-byte L2 line: an L1 miss, an L2 hit.
+        assert_eq!(
+            c.read(0, 0x1040),
+            Cost {
+                cycles: 8.0,
+                bridge: 0
+            }
+        );
+        assert_eq!(c.fetch(0, 0x1000).cycles, 2.0 + 5.0);
+    }
+
+    #[test]
+    fn a_working_set_that_fits_l1_hits_every_time_after_warm_up() {
+        let mut c = Caches::new(table_4_17(false), 1).unwrap();
+        let lines = (8 << 10) / 64;
+        for pass in 0..3 {
+            for k in 0..lines {
+                c.read(0, 0x10_0000 + k * 64);
+            }
+            let s = c.stats(0)[1];
+            if pass == 0 {
+                assert_eq!(s.read_misses, lines);
+            }
+        }
+        let s = c.stats(0)[1];
+        assert_eq!((s.read_hits, s.read_misses), (2 * lines, lines));
+    }
+
+    #[test]
+    fn write_through_l1d_sends_every_write_to_the_l2_and_write_back_l2_defers_memory() {
+        let mut c = Caches::new(table_4_17(false), 1).unwrap();
+        let first = c.write(0, 0x2000);
+        assert_eq!((first.cycles, first.bridge), (3.0 + 5.0 + 60.0, 1));
+        let again = c.write(0, 0x2000);
+        assert_eq!((again.cycles, again.bridge), (8.0, 0));
+        let [_, l1d, l2] = c.stats(0);
+        assert_eq!((l1d.write_misses, l1d.write_hits), (2, 0), "no write allocation");
+        assert_eq!((l2.write_misses, l2.write_hits), (1, 1));
+        assert_eq!(c.state(0, 0x2000), Mesi::Modified);
+    }
+
+    #[test]
+    fn mesi_between_two_private_l2s() {
+        let mut c = Caches::new(table_4_17(false), 2).unwrap();
+        let a = 0x4000;
+        c.read(0, a);
+        assert_eq!(c.state(0, a), Mesi::Exclusive);
+        c.read(1, a);
+        assert_eq!((c.state(0, a), c.state(1, a)), (Mesi::Shared, Mesi::Shared));
+        c.write(1, a);
+        assert_eq!((c.state(0, a), c.state(1, a)), (Mesi::Invalid, Mesi::Modified));
+        assert_eq!(c.coherence[0].invalidated, 2, "its L1D and its L2 copy");
+        let r = c.read(0, a);
+        assert_eq!(c.coherence[0].transfers, 1);
+        assert_eq!(r.bridge, 2, "the owner's write-back and the fill");
+        assert_eq!((c.state(0, a), c.state(1, a)), (Mesi::Shared, Mesi::Shared));
+    }
+
+    #[test]
+    fn under_a_shared_l2_a_write_invalidates_the_other_l1d_and_the_reread_is_a_transfer() {
+        let mut c = Caches::new(table_4_17(true), 2).unwrap();
+        let a = 0x8000;
+        c.read(0, a);
+        c.read(1, a);
+        c.write(0, a);
+        assert_eq!(c.coherence[1].invalidated, 1);
+        let r = c.read(1, a);
+        assert_eq!((r.cycles, r.bridge), (8.0, 0), "an L2 hit");
+        assert_eq!(c.coherence[1].transfers, 1);
+        assert_eq!(c.read(1, a).cycles, 3.0);
+        assert_eq!(c.coherence[1].transfers, 1);
+    }
+
+    #[test]
+    fn dma_writes_invalidate_by_default_and_allocate_as_an_option() {
+        let mut c = Caches::new(table_4_17(false), 1).unwrap();
+        c.read(0, 0x9000);
+        c.write(0, 0x9080);
+        assert_eq!(c.dma_write(0x9000, 256), 0);
+        assert_eq!(c.dma.invalidations, 3, "one L1D line, two L2 lines");
+        assert_eq!(c.read(0, 0x9000).cycles, 68.0);
+        let mut spec = table_4_17(false);
+        spec.dma = DmaPolicy::Allocate;
+        let mut d = Caches::new(spec, 1).unwrap();
+        d.dma_write(0x9000, 128);
+        assert_eq!(d.read(0, 0x9000).cycles, 8.0, "found in the L2");
+        assert_eq!(d.state(0, 0x9000), Mesi::Modified);
+        d.dma_read(0x9000, 128);
+        assert_eq!(d.dma.read_snoops, 1);
+    }
+
+    #[test]
+    fn the_next_line_prefetcher_turns_a_sequential_stream_into_alternate_misses() {
+        let mut spec = table_4_17(false);
+        spec.prefetch_next_line = true;
+        let mut c = Caches::new(spec, 1).unwrap();
+        for k in 0..64 {
+            c.read(0, 0x20_0000 + k * 64);
+        }
+        let [_, l1d, l2] = c.stats(0);
+        assert_eq!(l1d.read_misses, 32);
+        assert_eq!(l2.read_misses, 16, "128-byte L2 lines, the next one prefetched");
+    }
+}
