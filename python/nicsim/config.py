@@ -22,7 +22,7 @@ PRESET_DIR = "presets"
 # Global keys that become fields of each node's placement table.
 PLACEMENT_SWITCHES = ("tx.model", "onload.per_packet_irq")
 PROFILE_DIR = "profiles"
-COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes")
+COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes", "code_bytes")
 CATEGORIES = ("copy", "tcpip", "driver", "os", "app", "conn")
 
 
@@ -226,10 +226,10 @@ def _costs(profile: str, over: dict[str, Any]) -> dict:
                 if raw not in CATEGORIES:
                     raise ConfigError(f"{key}: {raw!r} is not a category; choose {', '.join(CATEGORIES)}")
                 stages[parts[1]]["category"] = raw
-            elif parts[2].startswith("pio_"):
+            elif parts[2].startswith("pio_") or parts[2] == "code_bytes":
                 v = _number(key, raw, 0)
                 if not v.is_integer():
-                    raise ConfigError(f"{key}: {raw!r} must be a whole number of register accesses")
+                    raise ConfigError(f"{key}: {raw!r} must be a whole number")
                 stages[parts[1]][parts[2]] = int(v)
             else:
                 stages[parts[1]][parts[2]] = _number(key, raw, 0)

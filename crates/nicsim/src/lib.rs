@@ -47,8 +47,10 @@ impl std::fmt::Display for Error {
 }
 
 pub fn parse_config(json: &str) -> Result<Config, Error> {
-    serde_json::from_str(json)
-        .map_err(|e| Error::Config(format!("configuration rejected by the core: {e}")))
+    let mut cfg: Config = serde_json::from_str(json)
+        .map_err(|e| Error::Config(format!("configuration rejected by the core: {e}")))?;
+    cfg.costs.number_stages();
+    Ok(cfg)
 }
 
 /// Runs the workload a configuration names; returns its results as JSON. A run that breaks
@@ -73,6 +75,8 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
         })
         .collect();
     out["conservation"] = Value::Object(cons);
+    // Every result states how memory was priced (mode A or B, host-path §4.2-§4.3).
+    out["memory_mode"] = json!(cfg.mem.mode);
     if let Some(ports) = w.fabric.port_stats() {
         let ports: serde_json::Map<String, Value> = ports
             .iter()

@@ -1,6 +1,9 @@
 //! Results as JSON. Every key carries its unit; per-processor entries are keyed `NODE.PROCESSOR`.
 
-use crate::stats::catalogue::{Unit, NODE_COUNTERS, PROC_COUNTERS};
+use crate::stats::catalogue::{
+    ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, NODE_COUNTERS,
+    PROC_COUNTERS,
+};
 use crate::stats::Window;
 use crate::system::World;
 use serde_json::{json, Map, Value};
@@ -22,6 +25,20 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 "irq_per_s".into(),
                 json!((p.get("nic_irq_per_s") + p.get("ipi_per_s")) / secs),
             );
+            let cpus = w.nodes[i]
+                .mem
+                .detailed
+                .as_ref()
+                .map_or(0, |d| d.caches.cpus());
+            if j < cpus {
+                let rest = &p.values[PROC_COUNTERS.len()..];
+                let all: Vec<&ProcCounter> =
+                    CACHE_COUNTERS.iter().chain(COHERENCE_COUNTERS).collect();
+                for (c, &v) in all.iter().zip(rest) {
+                    insert(&mut pr, c.key, figure(c.unit, v, secs, clock));
+                }
+                hit_rates(&mut pr);
+            }
             procs.insert(format!("node{i}.{}", p.name), Value::Object(pr));
         }
         let mut node = Map::new();
@@ -38,6 +55,12 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
             json!(per_byte(dma + 2.0 * copy)),
         );
         node.insert("io_bus_crossings_per_byte".into(), json!(per_byte(dma)));
+        if w.nodes[i].mem.detailed.is_some() {
+            let rest = &n.values[NODE_COUNTERS.len()..];
+            for (c, &v) in DMA_CACHE_COUNTERS.iter().zip(rest) {
+                insert(&mut node, c.key, figure(c.unit, v, secs, clock));
+            }
+        }
         nodes.insert(format!("node{i}"), Value::Object(node));
     }
     (Value::Object(procs), Value::Object(nodes))
@@ -55,15 +78,37 @@ fn figure(unit: Unit, v: f64, secs: f64, clock_hz: f64) -> Value {
     }
 }
 
-/// Puts `value` at `key`; a dotted key (`ring_flushes.full`) goes into a nested object.
+/// Puts `value` at `key`; a dotted key (`ring_flushes.full`, `cache.l1d.read_hits`) goes
+/// into nested objects.
 fn insert(map: &mut Map<String, Value>, key: &str, value: Value) {
     match key.split_once('.') {
-        Some((group, leaf)) => {
+        Some((group, rest)) => {
             let g = map.entry(group).or_insert_with(|| json!({}));
-            g[leaf] = value;
+            if let Value::Object(inner) = g {
+                insert(inner, rest, value);
+            }
         }
         None => {
             map.insert(key.into(), value);
+        }
+    }
+}
+
+/// Adds each cache level's read and write hit rates (null when it saw no such access).
+fn hit_rates(pr: &mut Map<String, Value>) {
+    let Some(Value::Object(levels)) = pr.get_mut("cache") else {
+        return;
+    };
+    for level in levels.values_mut() {
+        let count = |k: &str| level.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let rate = |hits: u64, misses: u64| {
+            (hits + misses > 0).then(|| hits as f64 / (hits + misses) as f64)
+        };
+        let r = rate(count("read_hits"), count("read_misses"));
+        let w = rate(count("write_hits"), count("write_misses"));
+        level["read_hit_rate"] = json!(r);
+        if level.get("write_hits").is_some() {
+            level["write_hit_rate"] = json!(w);
         }
     }
 }

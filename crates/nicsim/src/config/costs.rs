@@ -31,6 +31,11 @@ pub struct StageCost {
     pub r_byte: f64,
     pub pio_reads: u32,
     pub pio_writes: u32,
+    /// Kernel text the stage executes (mode B fetches it through the L1I).
+    pub code_bytes: u64,
+    /// Its index in `Costs::stages` (1-based; 0 is work of no stage), set on load.
+    #[serde(skip)]
+    pub id: u8,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -100,4 +105,58 @@ pub struct Costs {
     pub udp_tx: StageCost,
     /// A datagram's UDP input: udp_rcv, the socket lookup, sock_queue_rcv_skb.
     pub udp_rx: StageCost,
+}
+
+impl Costs {
+    /// Every stage, in declaration order: the order their ids and code are laid out in.
+    pub fn stages_mut(&mut self) -> [&mut StageCost; 39] {
+        [
+            &mut self.irq_entry,
+            &mut self.irq_exit,
+            &mut self.ipi_handler,
+            &mut self.rx_hardirq,
+            &mut self.rx_schedule,
+            &mut self.softirq_dispatch,
+            &mut self.rx_poll,
+            &mut self.rx_poll_end,
+            &mut self.skb_alloc,
+            &mut self.skb_free,
+            &mut self.rx_ip,
+            &mut self.rx_tcp,
+            &mut self.csum,
+            &mut self.tx_csum_fold,
+            &mut self.skb_copy,
+            &mut self.rx_wake,
+            &mut self.context_switch,
+            &mut self.rx_syscall,
+            &mut self.rx_copy,
+            &mut self.tx_syscall,
+            &mut self.tx_copy,
+            &mut self.tx_tcp,
+            &mut self.tx_ip,
+            &mut self.tx_dev,
+            &mut self.tx_complete,
+            &mut self.tx_ack,
+            &mut self.timer,
+            &mut self.app_message,
+            &mut self.connect_syscall,
+            &mut self.tcp_syn,
+            &mut self.tcp_child,
+            &mut self.accept_syscall,
+            &mut self.close_syscall,
+            &mut self.tcp_teardown,
+            &mut self.gro_receive,
+            &mut self.http_request,
+            &mut self.epoll_wait,
+            &mut self.udp_tx,
+            &mut self.udp_rx,
+        ]
+    }
+
+    /// Gives each stage its id (1-based), so work items can name the code they run.
+    pub fn number_stages(&mut self) {
+        for (i, s) in self.stages_mut().into_iter().enumerate() {
+            s.id = (i + 1) as u8;
+        }
+    }
 }

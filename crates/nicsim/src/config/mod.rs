@@ -6,7 +6,9 @@ use crate::units::{BitRate, Duration, Freq};
 use serde::{Deserialize, Serialize};
 
 mod costs;
+mod memory;
 pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT};
+pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -15,6 +17,7 @@ pub struct Config {
     pub cpu: Cpu,
     pub nic_cpu: NicCpu,
     pub mem: Mem,
+    pub cache: CacheCfg,
     pub nb: NorthBridge,
     pub io: IoBus,
     pub apic: Apic,
@@ -58,15 +61,6 @@ pub struct NicCpu {
     pub speed_fraction: f64,
     pub mem_latency_cycles: f64,
     pub io_latency_cycles: f64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Mem {
-    pub hit_ratio: f64,
-    pub hit_cycles: f64,
-    pub miss_cycles: f64,
-    pub batch_refs: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -54,33 +54,29 @@ pub struct Outcome {
     pub victim: Option<u64>,
 }
 
-const INVALID: u64 = u64::MAX;
+/// An empty way.
+const EMPTY: u64 = u64::MAX;
 
-/// The cache: tags, LRU stamps and dirty bits, `ways` consecutive entries per set.
+/// The cache: `ways` consecutive entries per set, most recently used first (true LRU is the
+/// order itself, so a lookup reads one host cache line for an 8-way set of 64 bytes). An
+/// entry is `line << 1 | dirty`.
 #[derive(Clone, Debug)]
 pub struct Cache {
     geo: Geometry,
     line_shift: u32,
     set_mask: u64,
-    tags: Vec<u64>,
-    stamps: Vec<u64>,
-    dirty: Vec<bool>,
-    clock: u64,
+    entries: Vec<u64>,
     pub stats: CacheStats,
 }
 
 impl Cache {
     pub fn new(geo: Geometry) -> Result<Cache, String> {
         let sets = geo.sets()?;
-        let n = (sets * geo.ways as u64) as usize;
         Ok(Cache {
             geo,
             line_shift: geo.line_bytes.trailing_zeros(),
             set_mask: sets - 1,
-            tags: vec![INVALID; n],
-            stamps: vec![0; n],
-            dirty: vec![false; n],
-            clock: 0,
+            entries: vec![EMPTY; (sets * geo.ways as u64) as usize],
             stats: CacheStats::default(),
         })
     }
@@ -94,44 +90,58 @@ impl Cache {
         addr >> self.line_shift
     }
 
-    fn set_range(&self, line: u64) -> std::ops::Range<usize> {
+    #[inline]
+    fn set(&mut self, line: u64) -> &mut [u64] {
         let w = self.geo.ways as usize;
         let s = (line & self.set_mask) as usize * w;
-        s..s + w
+        &mut self.entries[s..s + w]
     }
 
-    fn find(&self, line: u64) -> Option<usize> {
-        self.set_range(line).find(|&i| self.tags[i] == line)
+    #[inline]
+    fn position(set: &[u64], line: u64) -> Option<usize> {
+        set.iter().position(|&e| e != EMPTY && e >> 1 == line)
+    }
+
+    fn entry(&self, line: u64) -> Option<u64> {
+        let w = self.geo.ways as usize;
+        let s = (line & self.set_mask) as usize * w;
+        let set = &self.entries[s..s + w];
+        Self::position(set, line).map(|i| set[i])
     }
 
     pub fn contains(&self, line: u64) -> bool {
-        self.find(line).is_some()
+        self.entry(line).is_some()
     }
 
     pub fn is_dirty(&self, line: u64) -> bool {
-        self.find(line).is_some_and(|i| self.dirty[i])
+        self.entry(line).is_some_and(|e| e & 1 == 1)
     }
 
-    fn touch(&mut self, i: usize) {
-        self.clock += 1;
-        self.stamps[i] = self.clock;
+    /// Moves way `i` of `line`'s set to the front (most recent); returns its entry there.
+    #[inline]
+    fn promote(&mut self, line: u64, i: usize) -> &mut u64 {
+        let set = self.set(line);
+        set[..=i].rotate_right(1);
+        &mut set[0]
     }
 
-    /// Puts `line` in its set (the least recently used way makes room) as most recent.
+    /// Puts `line` at the front of its set; the least recently used entry (or an empty one)
+    /// leaves from the back. Returns a dirty victim's line.
     fn allocate(&mut self, line: u64, dirty: bool) -> Option<u64> {
-        let r = self.set_range(line);
-        let way = r
-            .clone()
-            .find(|&i| self.tags[i] == INVALID)
-            .unwrap_or_else(|| r.min_by_key(|&i| self.stamps[i]).expect("a set has ways"));
-        let victim = (self.tags[way] != INVALID && self.dirty[way]).then_some(self.tags[way]);
+        let set = self.set(line);
+        let last = set.len() - 1;
+        let old = set[last];
+        set.rotate_right(1);
+        set[0] = line << 1 | dirty as u64;
+        let victim = (old != EMPTY && old & 1 == 1).then_some(old >> 1);
         if victim.is_some() {
             self.stats.writebacks += 1;
         }
-        self.tags[way] = line;
-        self.dirty[way] = dirty;
-        self.touch(way);
         victim
+    }
+
+    fn find(&mut self, line: u64) -> Option<usize> {
+        Self::position(self.set(line), line)
     }
 
     /// A read of `line`: a miss allocates it (clean).
@@ -139,7 +149,7 @@ impl Cache {
         match self.find(line) {
             Some(i) => {
                 self.stats.read_hits += 1;
-                self.touch(i);
+                self.promote(line, i);
                 Outcome {
                     hit: true,
                     victim: None,
@@ -159,8 +169,8 @@ impl Cache {
         match self.find(line) {
             Some(i) => {
                 self.stats.write_hits += 1;
-                self.touch(i);
-                self.dirty[i] |= self.geo.write_back;
+                let wb = self.geo.write_back as u64;
+                *self.promote(line, i) |= wb;
                 Outcome {
                     hit: true,
                     victim: None,
@@ -181,7 +191,7 @@ impl Cache {
     /// Brings `line` in without an access (a prefetch or a DMA allocation); nothing if present.
     pub fn fill(&mut self, line: u64, dirty: bool) -> Option<u64> {
         if let Some(i) = self.find(line) {
-            self.dirty[i] |= dirty;
+            self.set(line)[i] |= dirty as u64;
             return None;
         }
         self.allocate(line, dirty)
@@ -191,8 +201,11 @@ impl Cache {
     pub fn invalidate(&mut self, line: u64) -> (bool, bool) {
         match self.find(line) {
             Some(i) => {
-                self.tags[i] = INVALID;
-                let d = std::mem::take(&mut self.dirty[i]);
+                let set = self.set(line);
+                let d = set[i] & 1 == 1;
+                set[i..].rotate_left(1);
+                let last = set.len() - 1;
+                set[last] = EMPTY;
                 self.stats.invalidations += 1;
                 (true, d)
             }
@@ -203,7 +216,7 @@ impl Cache {
     /// Marks a held `line` clean (its data went to memory or to another cache).
     pub fn clean(&mut self, line: u64) {
         if let Some(i) = self.find(line) {
-            self.dirty[i] = false;
+            self.set(line)[i] &= !1;
         }
     }
 }

@@ -405,7 +405,11 @@ mod tests {
         let again = c.write(0, 0x2000);
         assert_eq!((again.cycles, again.bridge), (8.0, 0));
         let [_, l1d, l2] = c.stats(0);
-        assert_eq!((l1d.write_misses, l1d.write_hits), (2, 0), "no write allocation");
+        assert_eq!(
+            (l1d.write_misses, l1d.write_hits),
+            (2, 0),
+            "no write allocation"
+        );
         assert_eq!((l2.write_misses, l2.write_hits), (1, 1));
         assert_eq!(c.state(0, 0x2000), Mesi::Modified);
     }
@@ -419,7 +423,10 @@ mod tests {
         c.read(1, a);
         assert_eq!((c.state(0, a), c.state(1, a)), (Mesi::Shared, Mesi::Shared));
         c.write(1, a);
-        assert_eq!((c.state(0, a), c.state(1, a)), (Mesi::Invalid, Mesi::Modified));
+        assert_eq!(
+            (c.state(0, a), c.state(1, a)),
+            (Mesi::Invalid, Mesi::Modified)
+        );
         assert_eq!(c.coherence[0].invalidated, 2, "its L1D and its L2 copy");
         let r = c.read(0, a);
         assert_eq!(c.coherence[0].transfers, 1);
@@ -470,6 +477,9 @@ mod tests {
         }
         let [_, l1d, l2] = c.stats(0);
         assert_eq!(l1d.read_misses, 32);
-        assert_eq!(l2.read_misses, 16, "128-byte L2 lines, the next one prefetched");
+        assert_eq!(
+            l2.read_misses, 16,
+            "128-byte L2 lines, the next one prefetched"
+        );
     }
 }

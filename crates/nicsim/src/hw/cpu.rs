@@ -4,7 +4,6 @@
 
 use crate::config::{Category, ProcName, CATEGORY_COUNT};
 use crate::hw::frame::FlowId;
-use crate::hw::memory::{Region, Touch};
 use crate::units::{Duration, Freq, Time};
 
 pub fn cat_index(c: Category) -> usize {
@@ -29,6 +28,11 @@ pub struct Piece {
     pub pio_writes: u8,
     /// Which of its job's data its references go to.
     pub touches: Touches,
+    /// The cost-profile stage it prices (`StageCost::id`; 0 for none): where its code lies.
+    pub stage: u8,
+    /// Share of its references already cut into chunks, in 1/65535ths: a chunk covers its
+    /// share of what the piece touches (kept in the piece, so progress survives a prepend).
+    pub done: u16,
 }
 
 /// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.
@@ -37,34 +41,25 @@ pub enum Touches {
     #[default]
     Private,
     Connection,
+    /// Reads the received data in the socket buffer (a checksum, the softirq's copy).
     Buffer,
+    /// Copies the user's buffer into the send buffer (`tcp_sendmsg`).
+    CopyIn,
+    /// Copies the socket buffer into the user's buffer (`tcp_recvmsg`).
+    CopyOut,
     Ring,
 }
 
 /// What a job's pieces touch: its flow's connection state, a socket-buffer range (stream
-/// offset modulo 2^32 and size) and the received frame in the ring. Kept once per job, not
-/// per piece, so jobs stay small.
+/// offset modulo 2^32 and size), the offset in the user's buffer, and the received frame's
+/// ring slot. Kept once per job, not per piece, so jobs stay small.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JobData {
     pub flow: FlowId,
     pub buffer_addr: u32,
     pub buffer_bytes: u32,
-    pub ring_bytes: u32,
-}
-
-impl JobData {
-    pub fn touch(&self, t: Touches) -> Touch {
-        match t {
-            Touches::Private => Touch::default(),
-            Touches::Connection => Touch::new(Region::Connection(self.flow), 0, 0),
-            Touches::Buffer => Touch::new(
-                Region::SocketBuffer(self.flow),
-                self.buffer_addr,
-                self.buffer_bytes,
-            ),
-            Touches::Ring => Touch::new(Region::Ring, 0, self.ring_bytes),
-        }
-    }
+    pub user_addr: u32,
+    pub ring_slot: u32,
 }
 
 impl Piece {
@@ -180,26 +175,42 @@ impl Job {
     }
 }
 
+/// One piece's share of a chunk: its category, references and instruction cycles, what it
+/// touches, and which fraction of its piece it covers (references are cut in order).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Part {
+    pub cat: Category,
+    pub refs: f64,
+    pub cycles: f64,
+    pub touches: Touches,
+    pub stage: u8,
+    pub from: f64,
+    pub to: f64,
+}
+
 /// The chunk a processor is executing: what it costs and how it was accounted.
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk {
     pub refs: f64,
-    /// What its piece touches (a model that prices by address splits it over the piece's
-    /// chunks by their references; the mean-access model does not look).
-    pub touch: Touch,
     pub cycles: f64,
     pub pio_reads: u32,
     pub pio_writes: u32,
-    /// Its pieces in execution order, as (category, references, cycles): more than one when
-    /// short pieces that follow ride in the chunk (`next_chunk`).
-    pub parts: [(Category, f64, f64); MAX_PIECES],
+    /// Its pieces in execution order: more than one when short pieces that follow ride in
+    /// the chunk (`next_chunk`).
+    pub parts: [Part; MAX_PIECES],
     pub n_parts: u8,
+    /// What the job's pieces touch (a model that prices by address reads it per part).
+    pub data: JobData,
 }
 
 impl Chunk {
     /// The category of its first piece.
     pub fn cat(&self) -> Category {
-        self.parts[0].0
+        self.parts[0].cat
+    }
+
+    pub fn parts(&self) -> &[Part] {
+        &self.parts[..self.n_parts as usize]
     }
 }
 
@@ -261,46 +272,61 @@ impl Processor {
     pub fn next_chunk(&mut self) -> Option<Chunk> {
         let batch = self.batch_refs;
         let (_, job) = self.running.as_mut()?;
-        let data = job.data;
         loop {
+            let idx = job.idx as usize;
             let p = job.current()?;
             if p.is_empty() {
                 job.idx += 1;
                 continue;
             }
+            let p = *p;
             let refs = p.refs.min(batch);
             let cycles = if p.refs > 0.0 {
                 p.cycles * refs / p.refs
             } else {
                 p.cycles
             };
-            let cat = p.cat.unwrap_or(Category::Os);
+            let from = p.done as f64 / u16::MAX as f64;
+            let to = if p.refs > 0.0 {
+                from + (1.0 - from) * refs / p.refs
+            } else {
+                1.0
+            };
+            let part = Part {
+                cat: p.cat.unwrap_or(Category::Os),
+                refs,
+                cycles,
+                touches: p.touches,
+                stage: p.stage,
+                from,
+                to,
+            };
             let mut c = Chunk {
                 refs,
-                touch: data.touch(p.touches),
                 cycles,
                 pio_reads: p.pio_reads as u32,
                 pio_writes: p.pio_writes as u32,
-                parts: [(cat, refs, cycles); MAX_PIECES],
+                parts: [part; MAX_PIECES],
                 n_parts: 1,
+                data: job.data,
             };
-            p.refs -= refs;
-            p.cycles -= cycles;
-            p.pio_reads = 0;
-            p.pio_writes = 0;
-            if p.refs <= 1e-9 {
-                p.refs = 0.0;
+            let q = &mut job.pieces[idx];
+            q.done = (to * u16::MAX as f64).round() as u16;
+            q.refs -= refs;
+            q.cycles -= cycles;
+            q.pio_reads = 0;
+            q.pio_writes = 0;
+            if q.refs <= 1e-9 {
+                q.refs = 0.0;
             }
-            if p.refs == 0.0 && p.cycles <= 1e-9 {
-                p.cycles = 0.0;
+            if q.refs == 0.0 && q.cycles <= 1e-9 {
+                q.cycles = 0.0;
             }
             // The pieces that follow a finished one ride in the same chunk while the batch has
             // room and they access no register: one event, not one per stage. Each keeps its
-            // category; the chunk's time is split by their work. The chunk keeps its first
-            // piece's `touch`: the mean-access model, the only one, does not look at it (a
-            // model that prices by address will need each part's).
-            let finished = p.is_empty();
-            let mut k = job.idx as usize + 1;
+            // category and what it touches; the chunk's time is split by their work.
+            let finished = q.is_empty();
+            let mut k = idx + 1;
             while finished && k < job.len as usize {
                 let q = job.pieces[k];
                 let fits = c.refs + q.refs <= batch && q.pio_reads == 0 && q.pio_writes == 0;
@@ -309,7 +335,15 @@ impl Processor {
                 }
                 c.refs += q.refs;
                 c.cycles += q.cycles;
-                c.parts[c.n_parts as usize] = (q.cat.unwrap_or(Category::Os), q.refs, q.cycles);
+                c.parts[c.n_parts as usize] = Part {
+                    cat: q.cat.unwrap_or(Category::Os),
+                    refs: q.refs,
+                    cycles: q.cycles,
+                    touches: q.touches,
+                    stage: q.stage,
+                    from: 0.0,
+                    to: 1.0,
+                };
                 c.n_parts += 1;
                 job.pieces[k] = Piece::default();
                 k += 1;
@@ -340,7 +374,8 @@ impl Processor {
         let stall = (stall_end - regs_end).0 as f64;
         let n = c.n_parts as usize;
         let mut left = total;
-        for (i, &(cat, refs, cycles)) in c.parts[..n].iter().enumerate() {
+        for (i, part) in c.parts().iter().enumerate() {
+            let (cat, refs, cycles) = (part.cat, part.refs, part.cycles);
             let d = if i + 1 == n {
                 left
             } else {

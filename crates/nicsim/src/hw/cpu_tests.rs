@@ -2,7 +2,6 @@
 
 use super::cpu::*;
 use crate::config::{Category, ProcName};
-use crate::hw::memory::{Region, Touch};
 use crate::units::{Freq, Time};
 
 fn proc() -> Processor {
@@ -58,13 +57,13 @@ fn pieces_run_in_order_and_pio_goes_with_the_first_chunk() {
 }
 
 #[test]
-fn a_chunk_carries_what_its_first_piece_touches() {
+fn each_part_carries_what_its_piece_touches_and_the_share_it_covers() {
     let mut p = proc();
     let data = JobData {
         flow: 1,
         buffer_addr: 1000,
         buffer_bytes: 4096,
-        ring_bytes: 0,
+        ..Default::default()
     };
     let job = Job::new(Then::Thread(0))
         .with(
@@ -87,9 +86,21 @@ fn a_chunk_carries_what_its_first_piece_touches() {
     // 150 references in batches of 64; the OS piece rides in the last, which has room.
     assert_eq!(chunks.len(), 3);
     assert_eq!(chunks[2].n_parts, 2);
-    assert_eq!(chunks[2].parts[1], (Category::Os, 0.0, 10.0));
-    let buf = Touch::new(Region::SocketBuffer(1), 1000, 4096);
-    assert!(chunks.iter().all(|c| c.touch == buf));
+    let os = chunks[2].parts[1];
+    assert_eq!((os.cat, os.refs, os.cycles), (Category::Os, 0.0, 10.0));
+    assert_eq!((os.touches, os.from, os.to), (Touches::Private, 0.0, 1.0));
+    assert!(chunks.iter().all(|c| c.data == data));
+    // The copy's three chunks cover its references in order: 64, 64 and 22 of 150.
+    let shares: Vec<(f64, f64)> = chunks
+        .iter()
+        .map(|c| (c.parts[0].from, c.parts[0].to))
+        .collect();
+    for (k, &(from, to)) in shares.iter().enumerate() {
+        let expect = [(0.0, 64.0), (64.0, 128.0), (128.0, 150.0)][k];
+        assert!((from - expect.0 / 150.0).abs() < 1e-4, "{shares:?}");
+        assert!((to - expect.1 / 150.0).abs() < 1e-4, "{shares:?}");
+        assert_eq!(chunks[k].parts[0].touches, Touches::Buffer);
+    }
 }
 
 #[test]
@@ -150,7 +161,11 @@ fn short_pieces_ride_in_one_chunk_and_keep_their_categories() {
         (chunks[0].n_parts, chunks[0].refs, chunks[0].cycles),
         (2, 30.0, 400.0)
     );
-    assert_eq!(chunks[0].parts[1], (Category::Tcpip, 20.0, 300.0));
+    let tcp = chunks[0].parts[1];
+    assert_eq!(
+        (tcp.cat, tcp.refs, tcp.cycles),
+        (Category::Tcpip, 20.0, 300.0)
+    );
     assert_eq!((chunks[1].n_parts, chunks[1].cat()), (1, Category::Os));
     assert_eq!(
         (chunks[2].cat(), chunks[2].pio_writes),

@@ -1,52 +1,18 @@
-//! The memory hierarchy of one node: how each processor's references are priced (today the
-//! mean-access model of thesis Eq. 4.1; the detailed caches of host-path §4.3 come in here),
-//! the north bridge those that miss contend on, and each processor's register path.
+//! The memory hierarchy of one node: how each processor's references are priced (the
+//! mean-access model of thesis Eq. 4.1, mode A, or the detailed caches of host-path §4.3,
+//! mode B), the north bridge those that miss contend on, and each processor's register path.
 
+use crate::config::{Config, DmaCachePolicy};
 use crate::hw::bus::{Initiator, IoBus, NorthBridge};
+use crate::hw::cache::Geometry;
+use crate::hw::caches::{Caches, Cost, DmaPolicy, Latencies, Spec};
+use crate::hw::cpu::Chunk;
+use crate::hw::footprint::Layout;
 use crate::hw::frame::FlowId;
 use crate::units::{Duration, Freq, Time};
 
-/// Where a piece of work's data references go, beyond its code, stack and per-CPU data.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Region {
-    /// Code, stack and per-CPU data only.
-    #[default]
-    Private,
-    /// A connection's socket and protocol control block.
-    Connection(FlowId),
-    /// A connection's socket buffer; addresses are stream byte offsets modulo 2^32, so a cache
-    /// model maps them onto its buffer size (any power of two up to 4 GiB maps exactly).
-    SocketBuffer(FlowId),
-    /// Descriptor rings and packet headers.
-    Ring,
-}
-
-/// What a piece of work touches: a region, an address in it and a size. Twelve bytes: it
-/// rides in every piece of every job, and jobs move on every dispatch, so a piece stays at
-/// 32 bytes. The mean-access
-/// model prices references by count alone; a cache model (host-path §4.3, mode B) prices
-/// them by what they touch, which is why every work item carries this.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Touch {
-    pub region: Region,
-    pub addr: u32,
-    /// At most 4 GiB in one piece of work.
-    pub bytes: u32,
-}
-
-impl Touch {
-    pub fn new(region: Region, addr: u32, bytes: u32) -> Self {
-        Touch {
-            region,
-            addr,
-            bytes,
-        }
-    }
-}
-
-/// How a processor's data references are priced. This is the seam for a detailed cache model
-/// (host-path §4.3, mode B): a `Caches` variant would return, per chunk, its stall and the
-/// transactions that reach the north bridge; the node's chunk pricing calls only these two.
+/// How a processor's data references are priced in mode A, and the NIC processor's in both
+/// modes (it has no cache, host-path §4.3).
 #[derive(Clone, Copy, Debug)]
 pub enum MemoryModel {
     /// Mode A (thesis Eq. 4.1): a reference hits with probability `hit_ratio` and stays in the
@@ -103,15 +69,77 @@ pub struct MemPath {
     pub local_io_cycles: Option<f64>,
 }
 
+/// Mode B's state: the host CPUs' caches, where data lies, and the receive ring's cursors
+/// (the slot the NIC's DMA fills next and the one the driver takes next; one ring per node,
+/// an approximation with several NICs).
+#[derive(Clone, Debug)]
+pub struct Detailed {
+    pub caches: Caches,
+    pub layout: Layout,
+    dma_slot: u32,
+    poll_slot: u32,
+}
+
+impl Detailed {
+    /// Mode B's caches for `host_cpus` CPUs (thesis Table 4.17 by default, `cache.*`), and the
+    /// layout of the node's code and data in them.
+    pub fn from_config(cfg: &Config, host_cpus: usize) -> Result<Detailed, String> {
+        let c = &cfg.cache;
+        let g = |size_bytes, line_bytes, ways, write_back| Geometry {
+            size_bytes,
+            line_bytes,
+            ways,
+            write_back,
+        };
+        let spec = Spec {
+            l1i: g(c.l1i_size_bytes, c.l1i_line_bytes, c.l1i_ways, false),
+            l1d: g(c.l1d_size_bytes, c.l1d_line_bytes, c.l1d_ways, false),
+            l2: g(c.l2_size_bytes, c.l2_line_bytes, c.l2_ways, true),
+            l2_shared: c.l2_shared,
+            lat: Latencies {
+                l1i_read: c.l1i_read_cycles,
+                l1d_read: c.l1d_read_cycles,
+                l1d_write: c.l1d_write_cycles,
+                l2_read: c.l2_read_cycles,
+                l2_write: c.l2_write_cycles,
+                memory: c.memory_cycles,
+            },
+            dma: match c.dma_policy {
+                DmaCachePolicy::Invalidate => DmaPolicy::Invalidate,
+                DmaCachePolicy::Allocate => DmaPolicy::Allocate,
+            },
+            prefetch_next_line: c.prefetch_next_line,
+        };
+        let caches = Caches::new(spec, host_cpus)?;
+        let layout = Layout::new(
+            c,
+            &cfg.costs,
+            cfg.nic.rx_ring_entries as u64,
+            c.l1d_line_bytes,
+        )?;
+        Ok(Detailed::new(caches, layout))
+    }
+
+    pub fn new(caches: Caches, layout: Layout) -> Self {
+        Detailed {
+            caches,
+            layout,
+            dma_slot: 0,
+            poll_slot: 0,
+        }
+    }
+}
+
 /// One node's memory hierarchy: the processors' paths and the north bridge they share.
-/// It is the only thing that prices a processor's memory and register accesses, so a cache
-/// model replaces this object and nothing else.
+/// It is the only thing that prices a processor's memory and register accesses.
 #[derive(Clone, Debug)]
 pub struct MemoryHierarchy {
     pub nb: NorthBridge,
     paths: Vec<MemPath>,
     /// Share of a posted register write's bus time the writing processor waits.
     pio_write_fraction: f64,
+    /// Mode B: the host CPUs (the first processors) price references through caches.
+    pub detailed: Option<Box<Detailed>>,
 }
 
 impl MemoryHierarchy {
@@ -120,6 +148,50 @@ impl MemoryHierarchy {
             nb,
             paths,
             pio_write_fraction,
+            detailed: None,
+        }
+    }
+
+    pub fn with_caches(mut self, d: Detailed) -> Self {
+        self.detailed = Some(Box::new(d));
+        self
+    }
+
+    /// A received frame's DMA write (mode B: it invalidates or allocates cached copies).
+    pub fn rx_dma(&mut self, at: Time, flow: FlowId, seq: u64, payload_bytes: u64) {
+        if let Some(d) = self.detailed.as_mut() {
+            let slot = d.dma_slot;
+            d.dma_slot = d.dma_slot.wrapping_add(1);
+            let mut extra = 0;
+            for (addr, bytes) in d.layout.rx_dma(flow, seq, payload_bytes, slot) {
+                if bytes > 0 {
+                    extra += d.caches.dma_write(addr, bytes);
+                }
+            }
+            // Victims an allocating DMA write evicted go to memory.
+            self.nb.request(at, Initiator::Dma, extra as f64);
+        }
+    }
+
+    /// A sent frame's DMA read of its payload (mode B: dirty copies supply it).
+    pub fn tx_dma(&mut self, flow: FlowId, seq: u64, payload_bytes: u64) {
+        if let Some(d) = self.detailed.as_mut() {
+            let (addr, bytes) = d.layout.tx_dma(flow, seq, payload_bytes);
+            if bytes > 0 {
+                d.caches.dma_read(addr, bytes);
+            }
+        }
+    }
+
+    /// The ring slot of the next frame the driver takes, and moves past `frames` of them.
+    pub fn take_rx_slot(&mut self, frames: u32) -> u32 {
+        match self.detailed.as_mut() {
+            Some(d) => {
+                let s = d.poll_slot;
+                d.poll_slot = d.poll_slot.wrapping_add(frames);
+                s
+            }
+            None => 0,
         }
     }
 
@@ -128,21 +200,38 @@ impl MemoryHierarchy {
         self.paths[p].model.mean_cycles()
     }
 
-    /// `refs` references by processor `p` (clocked at `clock`) issued at `at` to what `touch`
-    /// names: only the misses reach the bridge and wait there; the stall is the mean access
-    /// time either way (the mean-access model does not look at `touch`). Returns when done.
-    pub fn access(&mut self, at: Time, p: usize, clock: Freq, refs: f64, _touch: Touch) -> Time {
-        if refs <= 0.0 {
-            return at;
-        }
+    /// Chunk `c`'s references by processor `p` (clocked at `clock`) issued at `at`: only
+    /// those that leave the processor (misses, write-backs, coherence transfers) reach the
+    /// bridge and wait there. Mode A stalls the mean access time per reference; mode B
+    /// prices each part's instruction fetches and data lines through the caches. Returns
+    /// when done.
+    pub fn access(&mut self, at: Time, p: usize, clock: Freq, c: &Chunk) -> Time {
         let path = &self.paths[p];
+        let (stall_cycles, transactions) = match self.detailed.as_mut() {
+            Some(d) if p < d.caches.cpus() => {
+                let mut cost = Cost::default();
+                for part in c.parts() {
+                    let k = d.layout.price(&mut d.caches, p, part, &c.data);
+                    cost.cycles += k.cycles;
+                    cost.bridge += k.bridge;
+                }
+                (cost.cycles, cost.bridge as f64)
+            }
+            _ => {
+                if c.refs <= 0.0 {
+                    return at;
+                }
+                (
+                    path.model.stall_cycles(c.refs),
+                    path.model.transactions(c.refs),
+                )
+            }
+        };
         let mut t = at;
         if path.contended {
-            t += self
-                .nb
-                .request(t, Initiator::Cpu(p), path.model.transactions(refs));
+            t += self.nb.request(t, Initiator::Cpu(p), transactions);
         }
-        t + clock.duration_of(path.model.stall_cycles(refs))
+        t + clock.duration_of(stall_cycles)
     }
 
     /// Register reads and writes by processor `p` issued at `at`: across the host I/O bus (a
@@ -195,6 +284,20 @@ mod tests {
         assert_eq!((f.stall_cycles(3.0), f.transactions(3.0)), (30.0, 0.0));
     }
 
+    /// One chunk of `refs` references and no instructions.
+    pub(crate) fn chunk(refs: f64) -> Chunk {
+        use crate::config::{Category, ProcName};
+        use crate::hw::cpu::{Ctx, Job, Piece, Processor, Then};
+        let mut p = Processor::new(ProcName::Cpu0, Freq(400_000_000), 1.0, 1 << 20);
+        let piece = Piece {
+            cat: Some(Category::Os),
+            refs,
+            ..Default::default()
+        };
+        p.running = Some((Ctx::Process, Job::new(Then::Nothing).with(piece)));
+        p.next_chunk().unwrap()
+    }
+
     fn host() -> MemPath {
         MemPath {
             model: MemoryModel::MeanAccess {
@@ -213,8 +316,9 @@ mod tests {
         let mut m = MemoryHierarchy::new(nb, vec![host(), host()], 1.0);
         let clock = Freq(400_000_000);
         // cpu0 and cpu1 issue at the same instant; all hits: 100 cycles each, no bridge traffic.
-        let a = m.access(Time::ZERO, 0, clock, 100.0, Touch::default());
-        let b = m.access(Time::ZERO, 1, clock, 100.0, Touch::default());
+        let c = chunk(100.0);
+        let a = m.access(Time::ZERO, 0, clock, &c);
+        let b = m.access(Time::ZERO, 1, clock, &c);
         assert_eq!(a, Time::ZERO + clock.duration_of(100.0));
         assert_eq!(a, b);
         assert_eq!(m.nb.busy_ps(), 0);

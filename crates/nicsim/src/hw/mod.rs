@@ -10,6 +10,7 @@ pub mod cpu;
 mod cpu_tests;
 pub mod dma;
 pub mod fabric;
+pub mod footprint;
 pub mod frame;
 pub mod link;
 pub mod memory;

@@ -12,7 +12,7 @@ pub mod effect;
 pub mod events;
 pub mod netdev;
 
-use crate::config::{Category, Config, Costs, ProcName, StageCost};
+use crate::config::{Category, Config, Costs, MemMode, ProcName, StageCost};
 use crate::derived;
 use crate::hw::apic::Apic;
 use crate::hw::bus::IoBus;
@@ -20,7 +20,7 @@ use crate::hw::cpu::{Job, JobData, Piece, Processor, Then, Touches};
 use crate::hw::dma::DmaEngine;
 use crate::hw::fabric::Fabric;
 use crate::hw::frame::{FlowId, NodeAddr};
-use crate::hw::memory::{MemPath, MemoryHierarchy};
+use crate::hw::memory::{Detailed, MemPath, MemoryHierarchy};
 use crate::hw::nic::{Nic, NicParams};
 use crate::os::thread::{RunQueue, Thread};
 use crate::placement::{processors, Receive, Roles};
@@ -95,6 +95,8 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
         pio_reads: register_accesses(c.pio_reads, count),
         pio_writes: register_accesses(c.pio_writes, count),
         touches: Touches::Private,
+        stage: c.id,
+        done: 0,
     }
 }
 
@@ -138,6 +140,11 @@ impl Node {
             procs.push(Processor::new(p, cfg.cpu.clock_hz, cpi, cfg.mem.batch_refs));
         }
         let host_cpus = ids.iter().filter(|p| !p.is_nic()).count();
+        let nb = derived::north_bridge(cfg, host_cpus);
+        let mut mem = MemoryHierarchy::new(nb, paths, cfg.io.pio_write_fraction);
+        if cfg.mem.mode == MemMode::Detailed {
+            mem = mem.with_caches(Detailed::from_config(cfg, host_cpus)?);
+        }
         let params = NicParams {
             rx_ring_entries: cfg.nic.rx_ring_entries,
             tx_ring_entries: cfg.nic.tx_ring_entries,
@@ -163,11 +170,10 @@ impl Node {
                 NetDev::new(Nic::new(params), dma, addr, irq, protocol, fifo)
             })
             .collect();
-        let nb = derived::north_bridge(cfg, host_cpus);
         Ok(Node {
             id,
             roles,
-            mem: MemoryHierarchy::new(nb, paths, cfg.io.pio_write_fraction),
+            mem,
             io: derived::io_bus(cfg),
             apic: Apic::new(
                 cfg.apic.ioapic_latency_ps,
@@ -196,13 +202,13 @@ impl Node {
     }
 
     /// What a job of connection `flow` touches: its socket buffer from stream offset `seq`,
-    /// `bytes` long, and a received frame of `ring_bytes` in the ring.
-    pub(crate) fn data(flow: FlowId, seq: u64, bytes: u64, ring_bytes: u64) -> JobData {
+    /// `bytes` long (the user's buffer and the ring slot are set where they are known).
+    pub(crate) fn data(flow: FlowId, seq: u64, bytes: u64) -> JobData {
         JobData {
             flow,
             buffer_addr: seq as u32,
             buffer_bytes: bytes as u32,
-            ring_bytes: ring_bytes as u32,
+            ..Default::default()
         }
     }
 

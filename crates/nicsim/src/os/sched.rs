@@ -89,7 +89,7 @@ impl Node {
         let regs_end = self
             .mem
             .registers(now, p, clock, c.pio_reads, c.pio_writes, &mut self.io);
-        let stall_end = self.mem.access(regs_end, p, clock, c.refs, c.touch);
+        let stall_end = self.mem.access(regs_end, p, clock, &c);
         let t = stall_end + self.procs[p].instr_time(c.cycles);
         let ctx = self.procs[p].running.as_ref().unwrap().0;
         self.procs[p].account_chunk(ctx, &c, now, regs_end, stall_end, t);

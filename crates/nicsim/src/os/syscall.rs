@@ -4,7 +4,7 @@
 use super::thread::{Op, Priority, Thread, Wait};
 use crate::config::{Category, TxOutput};
 use crate::engine::Engine;
-use crate::hw::cpu::{Job, Notice, Piece, Then, Touches};
+use crate::hw::cpu::{Job, JobData, Notice, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::stack::conn::ConnId;
@@ -154,7 +154,7 @@ impl Node {
         };
         if let Some(seg) = self.threads[tid].xmit.pop_front() {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
-                .map(|j| j.with_data(Node::data(seg.flow, 0, 0, 0)));
+                .map(|j| j.with_data(Node::data(seg.flow, 0, 0)));
         }
         // A send or receive enters the kernel once per call.
         let syscall = match op {
@@ -174,7 +174,7 @@ impl Node {
             return self.op_finished(tid);
         }
         match op {
-            Op::Send { conn, .. } => {
+            Op::Send { conn, bytes: total } => {
                 let tcp = &self.conns[conn].tcp;
                 let space = tcp.send_space();
                 if space == 0 {
@@ -182,7 +182,10 @@ impl Node {
                     return None;
                 }
                 let n = left.min(space);
-                let data = Node::data(tcp.flow, tcp.write_seq(), n, 0);
+                let data = JobData {
+                    user_addr: (total - left) as u32,
+                    ..Node::data(tcp.flow, tcp.write_seq(), n)
+                };
                 let bell = self.toe_doorbell(tid);
                 let fold = self.csum_fold(n);
                 mk(
@@ -193,7 +196,7 @@ impl Node {
                         push: n == left,
                     },
                     &[
-                        self.piece(&c.tx_copy, n, 1).touching(Touches::Buffer),
+                        self.piece(&c.tx_copy, n, 1).touching(Touches::CopyIn),
                         fold,
                         self.piece(&c.skb_alloc, 0, 1),
                         bell,
@@ -201,7 +204,7 @@ impl Node {
                 )
                 .map(|j| j.with_data(data))
             }
-            Op::Recv { conn, .. } => {
+            Op::Recv { conn, bytes: total } => {
                 let tcp = &self.conns[conn].tcp;
                 let avail = tcp.readable().min(left);
                 if avail == 0 {
@@ -212,14 +215,17 @@ impl Node {
                     return None;
                 }
                 let skbs = avail.div_ceil(tcp.mss as u64) as u32;
-                let data = Node::data(tcp.flow, tcp.read_seq(), avail, 0);
+                let data = JobData {
+                    user_addr: (total - left) as u32,
+                    ..Node::data(tcp.flow, tcp.read_seq(), avail)
+                };
                 let bell = self.toe_doorbell(tid);
                 mk(
                     self,
                     Effect::Read { conn, bytes: avail },
                     &[
                         self.piece(&c.rx_copy, avail, skbs)
-                            .touching(Touches::Buffer),
+                            .touching(Touches::CopyOut),
                         self.piece(&c.skb_free, 0, skbs),
                         bell,
                     ],
@@ -270,12 +276,12 @@ impl Node {
                     self.block(tid, sock, Wait::SendBuffer);
                     return None;
                 }
-                let data = Node::data(self.udp[sock].flow, 0, bytes, 0);
+                let data = Node::data(self.udp[sock].flow, 0, bytes);
                 mk(
                     self,
                     Effect::UdpSent { sock, bytes },
                     &[
-                        self.piece(&c.tx_copy, bytes, 1).touching(Touches::Buffer),
+                        self.piece(&c.tx_copy, bytes, 1).touching(Touches::CopyIn),
                         self.csum_fold(bytes),
                         self.piece(&c.skb_alloc, 0, 1),
                         self.piece(&c.udp_tx, 0, 1).touching(Touches::Connection),
@@ -308,12 +314,12 @@ impl Node {
                     self.block(tid, sock, Wait::Datagram);
                     return None;
                 };
-                let data = Node::data(s.flow, 0, len, 0);
+                let data = Node::data(s.flow, 0, len);
                 mk(
                     self,
                     Effect::UdpRead(sock),
                     &[
-                        self.piece(&c.rx_copy, len, 1).touching(Touches::Buffer),
+                        self.piece(&c.rx_copy, len, 1).touching(Touches::CopyOut),
                         self.piece(&c.skb_free, 0, 1),
                     ],
                 )
@@ -328,7 +334,7 @@ impl Node {
             Piece::default()
         } else {
             self.piece(&self.cfg.costs.tx_csum_fold, bytes, 1)
-                .touching(Touches::Buffer)
+                .touching(Touches::CopyIn)
         }
     }
 

@@ -110,6 +110,13 @@ impl Node {
             match ch {
                 Chan::Tx => {
                     let n = frames.len() as u64;
+                    if self.mem.detailed.is_some() {
+                        for f in &frames {
+                            if let Payload::Tcp(s) = f.payload {
+                                self.mem.tx_dma(f.hdr.flow, s.seq, f.hdr.payload_bytes());
+                            }
+                        }
+                    }
                     for f in frames {
                         self.send_frame(eng, wire, d, f);
                     }
@@ -131,6 +138,16 @@ impl Node {
     }
 
     pub(crate) fn rx_dma_done(&mut self, eng: &mut Engine<Ev>, d: DevId, frames: Vec<Frame>) {
+        if self.mem.detailed.is_some() {
+            for f in &frames {
+                let seq = match f.payload {
+                    Payload::Tcp(s) => s.seq,
+                    _ => 0,
+                };
+                self.mem
+                    .rx_dma(eng.now(), f.hdr.flow, seq, f.hdr.payload_bytes());
+            }
+        }
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
                 for f in frames {

@@ -3,7 +3,7 @@
 //! within the NAPI budget.
 
 use crate::engine::Engine;
-use crate::hw::cpu::{Job, Piece, Then, Touches};
+use crate::hw::cpu::{Job, JobData, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::placement::{Acks, Receive};
@@ -31,7 +31,7 @@ impl Node {
         }
         if let Some(seg) = sq.xmit.pop_front() {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
-                .map(|j| j.with_data(Node::data(seg.flow, 0, 0, 0)));
+                .map(|j| j.with_data(Node::data(seg.flow, 0, 0)));
         }
         if let Some(tid) = sq.wake.pop_front() {
             let to = self.threads[tid].proc;
@@ -52,7 +52,7 @@ impl Node {
         if let Some(conn) = sq.teardown.pop_front() {
             let flow = self.conns[conn].tcp.flow;
             return mk(self, Effect::None, &[self.piece(&c.tcp_teardown, 0, 1)])
-                .map(|j| j.with_data(Node::data(flow, 0, 0, 0)));
+                .map(|j| j.with_data(Node::data(flow, 0, 0)));
         }
         let done = match &self.devs[..] {
             [dev] => (dev.protocol == p && dev.nic.tx_done > 0).then_some(0),
@@ -101,7 +101,10 @@ impl Node {
                     // A generator's frame is priced as the TCP input it stands in for.
                     Payload::Raw => (0, &c.rx_tcp),
                 };
-                let data = Node::data(f.hdr.flow, seq, bytes, f.hdr.ip_bytes());
+                let data = JobData {
+                    ring_slot: self.mem.take_rx_slot(frames),
+                    ..Node::data(f.hdr.flow, seq, bytes)
+                };
                 let mut pieces = vec![
                     self.piece(&c.rx_poll, bytes, frames)
                         .touching(Touches::Ring),

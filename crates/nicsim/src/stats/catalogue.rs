@@ -4,6 +4,8 @@
 //! counter is one line here (and its schema line in `docs/output.md`).
 
 use crate::config::CATEGORY_COUNT;
+use crate::hw::cache::CacheStats;
+use crate::hw::caches::{Coherence, DmaCacheStats};
 use crate::hw::cpu::Processor;
 use crate::hw::nic::NicStats;
 use crate::node::Node;
@@ -39,6 +41,14 @@ const fn c(key: &'static str, unit: Unit, read: fn(&Node) -> f64) -> Counter {
 /// A NIC counter summed over the node's devices.
 fn nic_sum(n: &Node, f: fn(&NicStats) -> u64) -> f64 {
     n.devs.iter().map(|d| f(&d.nic.stats)).sum::<u64>() as f64
+}
+
+/// A DMA-against-caches count (mode B; zero in mode A).
+fn dma_cache(n: &Node, f: fn(&DmaCacheStats) -> u64) -> f64 {
+    n.mem
+        .detailed
+        .as_ref()
+        .map_or(0.0, |d| f(&d.caches.dma) as f64)
 }
 
 /// A TCP counter summed over the node's connections.
@@ -127,13 +137,59 @@ pub const NODE_COUNTERS: &[Counter] = &[
     }),
 ];
 
+/// DMA against the caches, per node (mode B only).
+pub const DMA_CACHE_COUNTERS: &[Counter] = &[
+    c("dma_cache.lines_written", Unit::Count, |n| {
+        dma_cache(n, |d| d.lines_written)
+    }),
+    c("dma_cache.invalidations", Unit::Count, |n| {
+        dma_cache(n, |d| d.invalidations)
+    }),
+    c("dma_cache.allocations", Unit::Count, |n| {
+        dma_cache(n, |d| d.allocations)
+    }),
+    c("dma_cache.read_snoops", Unit::Count, |n| {
+        dma_cache(n, |d| d.read_snoops)
+    }),
+];
+
 /// A processor's counters at one instant: busy picoseconds by category and by context (the
 /// future part of the running chunk left out), and the processor for its event counts.
 pub struct ProcReading<'a> {
     pub busy_ps: [u64; CATEGORY_COUNT],
     pub ctx_ps: [u64; 3],
     pub p: &'a Processor,
+    /// Its caches' counts (L1I, L1D, L2) and coherence in mode B; None without caches.
+    pub cache: Option<([CacheStats; 3], Coherence)>,
 }
+
+/// A cache counter of level `l` (0 L1I, 1 L1D, 2 L2); zero for a processor without caches.
+macro_rules! cache_counters {
+    ($($l:literal $level:literal: $($f:ident)*;)*) => {
+        &[$($(pc(
+            concat!("cache.", $level, ".", stringify!($f)),
+            Unit::Count,
+            |r| r.cache.map_or(0.0, |(s, _)| s[$l].$f as f64),
+        ),)*)*]
+    };
+}
+
+/// Per-processor cache counters (mode B), nested as `cache.LEVEL.COUNT`.
+pub const CACHE_COUNTERS: &[ProcCounter] = cache_counters! {
+    0 "l1i": read_hits read_misses prefetches invalidations;
+    1 "l1d": read_hits read_misses write_hits write_misses prefetches invalidations;
+    2 "l2": read_hits read_misses write_hits write_misses writebacks prefetches invalidations;
+};
+
+/// Per-processor coherence counters (mode B).
+pub const COHERENCE_COUNTERS: &[ProcCounter] = &[
+    pc("coherence.transfers", Unit::Count, |r| {
+        r.cache.map_or(0.0, |(_, c)| c.transfers as f64)
+    }),
+    pc("coherence.invalidated", Unit::Count, |r| {
+        r.cache.map_or(0.0, |(_, c)| c.invalidated as f64)
+    }),
+];
 
 pub struct ProcCounter {
     pub key: &'static str,

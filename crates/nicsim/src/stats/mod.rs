@@ -8,12 +8,16 @@ pub mod counters;
 use crate::config::CATEGORY_COUNT;
 use crate::node::Node;
 use crate::units::Time;
-use catalogue::{ProcReading, NODE_COUNTERS, PROC_COUNTERS};
+use catalogue::{
+    ProcReading, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, NODE_COUNTERS,
+    PROC_COUNTERS,
+};
 
 #[derive(Clone, Debug, Default)]
 pub struct ProcSnap {
     pub name: String,
-    /// One value per `catalogue::PROC_COUNTERS` entry, in its order.
+    /// One value per `catalogue::PROC_COUNTERS` entry, in its order, then one per
+    /// `CACHE_COUNTERS` and `COHERENCE_COUNTERS` entry (zero without caches).
     pub values: Vec<f64>,
 }
 
@@ -26,7 +30,8 @@ impl ProcSnap {
 #[derive(Clone, Debug, Default)]
 pub struct NodeSnap {
     pub procs: Vec<ProcSnap>,
-    /// One value per `catalogue::NODE_COUNTERS` entry, in its order.
+    /// One value per `catalogue::NODE_COUNTERS` entry, in its order, then one per
+    /// `DMA_CACHE_COUNTERS` entry.
     pub values: Vec<f64>,
 }
 
@@ -51,16 +56,34 @@ impl Snapshot {
                 procs: n
                     .procs
                     .iter()
-                    .map(|p| {
+                    .enumerate()
+                    .map(|(j, p)| {
                         let (busy_ps, ctx_ps) = p.busy_until(at);
-                        let r = ProcReading { busy_ps, ctx_ps, p };
+                        let cache = n.mem.detailed.as_ref().and_then(|d| {
+                            (j < d.caches.cpus())
+                                .then(|| (d.caches.stats(j), d.caches.coherence[j]))
+                        });
+                        let r = ProcReading {
+                            busy_ps,
+                            ctx_ps,
+                            p,
+                            cache,
+                        };
+                        let all = PROC_COUNTERS
+                            .iter()
+                            .chain(CACHE_COUNTERS)
+                            .chain(COHERENCE_COUNTERS);
                         ProcSnap {
                             name: p.id.as_str().to_string(),
-                            values: PROC_COUNTERS.iter().map(|c| (c.read)(&r)).collect(),
+                            values: all.map(|c| (c.read)(&r)).collect(),
                         }
                     })
                     .collect(),
-                values: NODE_COUNTERS.iter().map(|c| (c.read)(n)).collect(),
+                values: NODE_COUNTERS
+                    .iter()
+                    .chain(DMA_CACHE_COUNTERS)
+                    .map(|c| (c.read)(n))
+                    .collect(),
             })
             .collect();
         Snapshot { at, nodes }
