@@ -165,24 +165,26 @@ impl Layout {
             ((start + a) / line..=(start + b - 1) / line)
                 .map(move |l| base + ((l * line) & (wrap - 1)))
         };
-        let mut loaded = 0u64;
-        for addr in lines(src) {
-            add(cost, caches.read(p, addr));
-            loaded += 1;
-        }
-        let mut stored = 0u64;
-        if let Some(dst) = dst {
-            for addr in lines(dst) {
-                add(cost, caches.write(p, addr));
-                stored += 1;
-            }
-        }
         let (loads, stores) = match dst {
             None => (refs, 0.0),
             Some(_) => (refs / 2.0, refs / 2.0),
         };
-        cost.cycles += (loads - loaded as f64).max(0.0) * hit_read
-            + (stores - stored as f64).max(0.0) * hit_write;
+        let mut load = Cost::default();
+        let mut n = 0;
+        for addr in lines(src) {
+            add(&mut load, caches.read(p, addr));
+            n += 1;
+        }
+        settle(cost, load, n, loads, hit_read);
+        if let Some(dst) = dst {
+            let mut store = Cost::default();
+            let mut n = 0;
+            for addr in lines(dst) {
+                add(&mut store, caches.write(p, addr));
+                n += 1;
+            }
+            settle(cost, store, n, stores, hit_write);
+        }
     }
 
     /// References to a structure of `bytes` at `base`: references are to consecutive words
@@ -203,18 +205,33 @@ impl Layout {
         let start = (part.from * lines as f64) as u64;
         let s = self.store_share;
         let mut stores = 0u64;
+        let mut lines_cost = Cost::default();
         for i in 0..visit {
             let a = base + ((start + i) % lines) * self.line;
-            add(cost, caches.read(p, a));
+            add(&mut lines_cost, caches.read(p, a));
             if ((i + 1) as f64 * s).floor() as u64 > stores {
                 stores += 1;
-                add(cost, caches.write(p, a));
+                add(&mut lines_cost, caches.write(p, a));
             }
         }
         let lat = caches.latencies();
-        let rest = (part.refs - (visit + stores) as f64).max(0.0);
-        cost.cycles += rest * ((1.0 - s) * lat.l1d_read + s * (lat.l1d_write + lat.l2_write));
+        let hit = (1.0 - s) * lat.l1d_read + s * (lat.l1d_write + lat.l2_write);
+        settle(cost, lines_cost, visit + stores, part.refs, hit);
     }
+}
+
+/// Adds `n` line accesses that cost `lines` to a part with `refs` references: the others
+/// hit at `hit` cycles each. A part never pays for more accesses than it has references
+/// (a 1-byte copy touches two lines with one reference): then the lines' cycles are scaled
+/// to its references, so the profile's counts stay authoritative.
+fn settle(cost: &mut Cost, lines: Cost, n: u64, refs: f64, hit: f64) {
+    let n = n as f64;
+    cost.bridge += lines.bridge;
+    cost.cycles += if refs >= n {
+        lines.cycles + (refs - n) * hit
+    } else {
+        lines.cycles * refs / n
+    };
 }
 
 fn add(total: &mut Cost, c: Cost) {

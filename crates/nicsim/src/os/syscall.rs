@@ -166,7 +166,20 @@ impl Node {
         if let Some(sc) = syscall {
             if !self.threads[tid].in_call {
                 self.threads[tid].in_call = true;
-                return mk(self, Effect::None, &[self.piece(&sc, 0, 1)]);
+                // The call locks and walks its socket (tcp_sendmsg, tcp_recvmsg).
+                let flow = match op {
+                    Op::Send { conn, .. } | Op::Recv { conn, .. } => {
+                        Some(self.conns[conn].tcp.flow)
+                    }
+                    Op::SendTo { sock, .. } | Op::RecvFrom { sock } => Some(self.udp[sock].flow),
+                    _ => None,
+                };
+                let call = self.piece(&sc, 0, 1);
+                return match flow {
+                    Some(f) => mk(self, Effect::None, &[call.touching(Touches::Connection)])
+                        .map(|j| j.with_data(Node::data(f, 0, 0))),
+                    None => mk(self, Effect::None, &[call]),
+                };
             }
         }
         let left = self.threads[tid].left;
