@@ -252,6 +252,12 @@ def print_netpipe(out: dict) -> None:
         print(f"saturation point: {s['saturation_bytes']:.0f} B ({s['saturation_estimator']})")
     if s["mode"] == "pingpong":
         print_latency_breakdown(out)
+    if pts:
+        from .cachereport import print_caches
+
+        last = pts[-1]
+        print_caches(f"caches at {last['size_bytes']} B (mode B, hit rates of reads and writes):",
+                     last["processors"], last["nodes"])
 
 
 def print_latency_breakdown(out: dict) -> None:

@@ -126,5 +126,8 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     for k, pr in out["processors"].items():
         print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in categories)
               + f" {pr['irq_per_s']:>9.0f} {pr['context_switches_per_s']:>9.0f}")
+    from .cachereport import print_caches
+
+    print_caches("caches (mode B, hit rates of reads and writes):", out["processors"], out.get("nodes", {}))
     for path, s in out.get("summary", {}).items():
         print(f"{path}: {s['mean']:,.3f} ± {s['ci95_half_width']:,.3f} (95% CI, {s['n']} seeds)")

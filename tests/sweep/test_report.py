@@ -113,3 +113,18 @@ def test_every_swept_point_is_its_own_series_and_the_table_scrolls(tmp_path):
     assert len(_curves(df, params, results)) == 4
     html = write_report(store, tmp_path / "rep").read_text()
     assert '<div class="wide"><table' in html and ".wide{overflow-x:auto" in html
+
+
+def test_a_sweep_over_memory_modes_reports_the_receivers_hit_rates(tmp_path):
+    from nicsim.sweep import run_sweep
+
+    store, out = tmp_path / "modes.sqlite", tmp_path / "report"
+    run_sweep("ortiz2008-onload", {"mem.mode": "mean,detailed"}, store, progress=False, workers=1,
+              sets={"workload.netpipe.target_ps": "4 ms", "workload.netpipe.sizes_bytes": "1 KiB,64 KiB"})
+    assert main_sweep(["report", str(store), "--out", str(out)]) == 0
+    caches = pd.read_csv(out / "caches.csv")
+    # Only the detailed curve has caches: one row per receiver host CPU.
+    assert sorted(caches.processor) == ["node1.cpu0", "node1.cpu1"]
+    assert caches.configuration.str.contains("mode=detailed").all()
+    assert ((caches["L1I rd"] >= 0) & (caches["L1I rd"] <= 1)).all()
+    assert "Caches (mode B)" in (out / "report.html").read_text()

@@ -187,6 +187,24 @@ def fig_busy_netpipe(curves: list[_Curve]) -> Any:
                  "busy time (fraction of the measured window)")
 
 
+def cache_table(curves: list[_Curve]) -> pd.DataFrame:
+    """Mode B: the receiver's hit rates per level at each curve's peak throughput (empty when
+    no curve ran with caches)."""
+    from ..cachereport import COLUMNS
+
+    rows = []
+    for c in curves:
+        peak = max(c.sorted_points(), key=lambda p: p["throughput_mbps"])
+        for k, pr in peak["processors"].items():
+            if k.startswith(RECEIVER) and "cache" in pr:
+                l2 = pr["cache"]["l2"]
+                rows.append({"configuration": c.label, "size_bytes": peak["size_bytes"], "processor": k,
+                             **{name: pr["cache"][lvl].get(key) for name, lvl, key in COLUMNS},
+                             "L2 misses": l2["read_misses"] + l2["write_misses"], "L2 write-backs": l2["writebacks"],
+                             "coherence transfers": pr.get("coherence", {}).get("transfers", 0)})
+    return pd.DataFrame(rows)
+
+
 def fig_interrupts(curves: list[_Curve]) -> Any:
     st = _styles(curves)
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
@@ -433,6 +451,11 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
         parts.append(f'<figure id="fig-{name}"><img class="figure" alt="{html.escape(cap)}" src="data:image/png;base64,{b64}">'
                      f"<figcaption>{html.escape(cap)} Files: <code>{name}.png</code>, <code>{name}.svg</code>.</figcaption></figure>")
     parts.append("<h2>Points</h2>" + _table(df[show]))
+    caches = cache_table(curves)
+    if not caches.empty:
+        parts.append("<h2>Caches (mode B)</h2><p>Receiver hit rates of reads and writes per level at each curve's "
+                     "peak throughput (counts of that point's window).</p>" + _table(caches))
+        caches.to_csv(out / "caches.csv", index=False)
     if failed:
         parts.append("<h2 class='failed'>Failed points</h2>" + _table(df[df.status != "ok"][["placement", *swept, "error", "attempts"]]))
     if not runs.empty:
