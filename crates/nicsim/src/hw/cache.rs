@@ -97,9 +97,11 @@ impl Cache {
         &mut self.entries[s..s + w]
     }
 
+    /// `EMPTY >> 1` is above every line number (lines are addresses over a line size of
+    /// at least 2 bytes), so one comparison per way finds a line.
     #[inline]
     fn position(set: &[u64], line: u64) -> Option<usize> {
-        set.iter().position(|&e| e != EMPTY && e >> 1 == line)
+        set.iter().position(|&e| e >> 1 == line)
     }
 
     fn entry(&self, line: u64) -> Option<u64> {
@@ -121,7 +123,7 @@ impl Cache {
     #[inline]
     fn promote(&mut self, line: u64, i: usize) -> &mut u64 {
         let set = self.set(line);
-        set[..=i].rotate_right(1);
+        shift_right(&mut set[..=i]);
         &mut set[0]
     }
 
@@ -131,7 +133,7 @@ impl Cache {
         let set = self.set(line);
         let last = set.len() - 1;
         let old = set[last];
-        set.rotate_right(1);
+        shift_right(set);
         set[0] = line << 1 | dirty as u64;
         let victim = (old != EMPTY && old & 1 == 1).then_some(old >> 1);
         if victim.is_some() {
@@ -203,7 +205,9 @@ impl Cache {
             Some(i) => {
                 let set = self.set(line);
                 let d = set[i] & 1 == 1;
-                set[i..].rotate_left(1);
+                for k in i..set.len() - 1 {
+                    set[k] = set[k + 1];
+                }
                 let last = set.len() - 1;
                 set[last] = EMPTY;
                 self.stats.invalidations += 1;
@@ -219,6 +223,17 @@ impl Cache {
             self.set(line)[i] &= !1;
         }
     }
+}
+
+/// Moves every entry of a (short) set one way back; the last one falls off into the first.
+/// A loop, not `rotate_right`: sets are a few entries, and a library call costs more.
+#[inline]
+fn shift_right(set: &mut [u64]) {
+    let last = set[set.len() - 1];
+    for k in (1..set.len()).rev() {
+        set[k] = set[k - 1];
+    }
+    set[0] = last;
 }
 
 #[cfg(test)]

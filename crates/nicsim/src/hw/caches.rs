@@ -6,6 +6,7 @@
 //! turns a stage's references into line accesses.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::hw::cache::{Cache, CacheStats, Geometry};
 
@@ -87,7 +88,7 @@ pub struct Caches {
     l1d: Vec<Cache>,
     l2: Vec<Cache>,
     /// Under a shared L2: the CPU that last wrote each L1 line others may hold stale.
-    writer: HashMap<u64, usize>,
+    writer: HashMap<u64, usize, BuildHasherDefault<LineHasher>>,
     pub coherence: Vec<Coherence>,
     pub dma: DmaCacheStats,
 }
@@ -109,7 +110,7 @@ impl Caches {
             l1d: mk(spec.l1d, cpus, "l1d")?,
             l2: mk(spec.l2, n_l2, "l2")?,
             spec,
-            writer: HashMap::new(),
+            writer: HashMap::default(),
             coherence: vec![Coherence::default(); cpus],
             dma: DmaCacheStats::default(),
         })
@@ -290,7 +291,9 @@ impl Caches {
                 for q in 0..self.cpus() {
                     self.dma.invalidations += self.l1d[q].invalidate(l1).0 as u64;
                 }
-                self.writer.remove(&l1);
+                if !self.writer.is_empty() {
+                    self.writer.remove(&l1);
+                }
             }
             match self.spec.dma {
                 DmaPolicy::Invalidate => {
@@ -326,6 +329,27 @@ impl Caches {
 
     pub fn latencies(&self) -> Latencies {
         self.spec.lat
+    }
+}
+
+/// Line numbers are already well spread: one multiply mixes them (the default SipHash costs
+/// more than the cache lookup it guards).
+#[derive(Default)]
+struct LineHasher(u64);
+
+impl Hasher for LineHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
