@@ -110,3 +110,17 @@ def test_cache_geometry_that_is_not_a_power_of_two_is_refused_with_the_key_named
 def test_the_profile_gives_every_stage_a_code_footprint():
     stages = resolve("ortiz2008-base").costs["stages"]
     assert all(s["code_bytes"] > 0 for s in stages.values())
+
+
+@pytest.mark.parametrize("kind,sets,where", [
+    ("hpcbench", {"workload.hpcbench.duration_ps": "20 ms", "workload.hpcbench.warmup_ps": "5 ms"}, "hpcbench"),
+    ("netperf", {"workload.netperf.duration_ps": "20 ms", "workload.netperf.warmup_ps": "5 ms"}, "netperf"),
+    ("web", {"workload.web.duration_ps": "40 ms", "workload.web.warmup_ps": "10 ms", "workload.web.users": 20}, "web"),
+])
+def test_every_workload_runs_in_mode_b_and_reports_caches(kind, sets, where):
+    out = api.run("ortiz2008-cache-l1d16-onload", {"workload.kind": kind, **sets})
+    assert out["memory_mode"] == "detailed"
+    procs = out[where]["processors"] if "processors" in out[where] else out["processors"]
+    assert any("cache" in p for p in procs.values())
+    for cons in out["conservation"].values():
+        assert cons["sent_bytes"] == cons["delivered_bytes"] + cons["in_flight_bytes"] + cons["dropped_bytes"]

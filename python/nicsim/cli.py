@@ -309,6 +309,9 @@ def print_hpcbench(out: dict) -> None:
     print(f"{'processor':<14} {'util':>6} " + " ".join(f"{c:>7}" for c in CATS) + f" {'irq/s':>8} {'ipi/s':>8}")
     for k, pr in h["processors"].items():
         print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in CATS) + f" {pr['nic_irq_per_s']:>8.0f} {pr['ipi_per_s']:>8.0f}")
+    from .cachereport import print_caches
+
+    print_caches("caches (mode B, hit rates of reads and writes):", h["processors"], h.get("nodes", {}))
     if "laws" in out:
         print("LAWS quantities: " + ", ".join(f"{k}={v:.4g}" for k, v in out["laws"].items() if isinstance(v, (int, float))))
 

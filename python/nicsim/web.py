@@ -85,6 +85,9 @@ def print_web(out: dict, categories: tuple[str, ...]) -> None:
     print(f"{'processor':<14} {'util':>6} " + " ".join(f"{c:>7}" for c in categories))
     for k, pr in out["processors"].items():
         print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in categories))
+    from .cachereport import print_caches
+
+    print_caches("caches (mode B, hit rates of reads and writes):", out["processors"], out.get("nodes", {}))
     for path, v in out.get("vs_base", {}).items():
         if v["improvement_percent"] is not None:
             print(f"{path}: {v['this']:,.3f} against base {v['base']:,.3f}: {v['improvement_percent']:+.1f}%")

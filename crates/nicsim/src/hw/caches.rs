@@ -219,13 +219,28 @@ impl Caches {
         let line = self.l1i[p].line_of(addr);
         if !self.l1i[p].read(line).hit {
             self.l2_access(p, addr, false, &mut c);
-            if self.spec.prefetch_next_line && !self.l1i[p].contains(line + 1) {
-                self.l1i[p].stats.prefetches += 1;
-                self.l1i[p].fill(line + 1, false);
-                self.prefetch_below(p, (line + 1) * self.spec.l1i.line_bytes, &mut c);
-            }
+            self.prefetch_after_miss(p, true, line, &mut c);
         }
         c
+    }
+
+    /// The next-line prefetcher after CPU `p`'s L1 (instruction or data) missed `line`: the
+    /// next line into that L1, and into the L2 below it.
+    fn prefetch_after_miss(&mut self, p: usize, instr: bool, line: u64, c: &mut Cost) {
+        if !self.spec.prefetch_next_line {
+            return;
+        }
+        let (l1, line_bytes) = if instr {
+            (&mut self.l1i[p], self.spec.l1i.line_bytes)
+        } else {
+            (&mut self.l1d[p], self.spec.l1d.line_bytes)
+        };
+        if l1.contains(line + 1) {
+            return;
+        }
+        l1.stats.prefetches += 1;
+        l1.fill(line + 1, false);
+        self.prefetch_below(p, (line + 1) * line_bytes, c);
     }
 
     /// A data read of the line holding `addr` by CPU `p`.
@@ -248,11 +263,7 @@ impl Caches {
             }
         }
         self.l2_access(p, addr, false, &mut c);
-        if self.spec.prefetch_next_line && !self.l1d[p].contains(line + 1) {
-            self.l1d[p].stats.prefetches += 1;
-            self.l1d[p].fill(line + 1, false);
-            self.prefetch_below(p, (line + 1) * self.spec.l1d.line_bytes, &mut c);
-        }
+        self.prefetch_after_miss(p, false, line, &mut c);
         c
     }
 

@@ -169,21 +169,23 @@ impl Layout {
             None => (refs, 0.0),
             Some(_) => (refs / 2.0, refs / 2.0),
         };
-        let mut load = Cost::default();
-        let mut n = 0;
-        for addr in lines(src) {
-            add(&mut load, caches.read(p, addr));
-            n += 1;
-        }
-        settle(cost, load, n, loads, hit_read);
+        let mut stream =
+            |addrs: &mut dyn Iterator<Item = u64>, write: bool, refs: f64, hit: f64| {
+                let (mut lines_cost, mut n) = (Cost::default(), 0);
+                for addr in addrs {
+                    let c = if write {
+                        caches.write(p, addr)
+                    } else {
+                        caches.read(p, addr)
+                    };
+                    add(&mut lines_cost, c);
+                    n += 1;
+                }
+                settle(cost, lines_cost, n, refs, hit);
+            };
+        stream(&mut lines(src), false, loads, hit_read);
         if let Some(dst) = dst {
-            let mut store = Cost::default();
-            let mut n = 0;
-            for addr in lines(dst) {
-                add(&mut store, caches.write(p, addr));
-                n += 1;
-            }
-            settle(cost, store, n, stores, hit_write);
+            stream(&mut lines(dst), true, stores, hit_write);
         }
     }
 
