@@ -149,6 +149,7 @@ PARAMS: list[Param] = [
     P("onload.per_packet_irq", "bool", False, "onload NIC raises one interrupt per received packet (no NAPI on that node)", "[N] Q13: the thesis's literal reading; default as base"),
     P("smp.background_ipi_per_s", "float", 0.0, "background cross-calls (TLB shootdowns, function calls) per second on every host CPU", "[N] Q28, host-path §5.8", min=0, max=1e6),
     P("smp.notification_handler", "choice", "ipi", "how a notification (reschedule IPI, softirq kick, doorbell) is handled on its target: ipi (Linux 2.6's IPI vectors: entry stub, APIC EOI, return; profile stage ipi_handler) or irq (the full do_IRQ path, irq_entry + irq_exit)", "[N][R] Linux 2.6 arch/i386 smp_reschedule_interrupt bypasses do_IRQ; decided before fitting (docs/calibration.md)", choices=("ipi", "irq")),
+    P("smp.spinlocks", "bool", False, "model the stack's spinlocks as shared resources (os/lock.rs): a processor that finds one held by another spins until its release; today each device's transmit queue lock (dev->queue_lock, taken by tx_dev). Off in the thesis presets, whose calibration predates it", "[N] stacks.md §A.9, §B.7"),
     P("offload.softirq_kick", "choice", "doorbell", "how the driver tells the NIC processor to run the softirq", "[N] Q31", choices=("doorbell", "ipi")),
     P("offload.ack_path", "choice", "nic_local", "ACKs built and consumed on the NIC, or through the host driver", "[N] §5.5.5", choices=("nic_local", "via_host_driver")),
     # placement (resolved into the core's per-node tables by config.py)

@@ -1,8 +1,8 @@
 //! Results as JSON. Every key carries its unit; per-processor entries are keyed `NODE.PROCESSOR`.
 
 use crate::stats::catalogue::{
-    ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, NODE_COUNTERS,
-    PROC_COUNTERS,
+    ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, LOCK_COUNTERS,
+    NODE_COUNTERS, PROC_COUNTERS,
 };
 use crate::stats::Window;
 use crate::system::World;
@@ -55,9 +55,15 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
             json!(per_byte(dma + 2.0 * copy)),
         );
         node.insert("io_bus_crossings_per_byte".into(), json!(per_byte(dma)));
+        let rest = &n.values[NODE_COUNTERS.len()..];
         if w.nodes[i].mem.detailed.is_some() {
-            let rest = &n.values[NODE_COUNTERS.len()..];
             for (c, &v) in DMA_CACHE_COUNTERS.iter().zip(rest) {
+                insert(&mut node, c.key, figure(c.unit, v, secs, clock));
+            }
+        }
+        if w.cfg.smp.spinlocks {
+            let rest = &rest[DMA_CACHE_COUNTERS.len()..];
+            for (c, &v) in LOCK_COUNTERS.iter().zip(rest) {
                 insert(&mut node, c.key, figure(c.unit, v, secs, clock));
             }
         }

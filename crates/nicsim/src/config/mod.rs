@@ -235,6 +235,8 @@ pub struct Smp {
     pub background_ipi_per_s: f64,
     /// How a notification (IPI, softirq kick, doorbell) is handled on its target.
     pub notification_handler: NotificationHandler,
+    /// Model the stack's spinlocks (`os/lock.rs`): today the devices' transmit queue locks.
+    pub spinlocks: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

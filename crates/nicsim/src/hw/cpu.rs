@@ -33,6 +33,17 @@ pub struct Piece {
     /// Share of its references already cut into chunks, in 1/65535ths: a chunk covers its
     /// share of what the piece touches (kept in the piece, so progress survives a prepend).
     pub done: u16,
+    /// The spinlock it runs under (`os/lock.rs`), taken when it starts.
+    pub lock: LockRef,
+}
+
+/// Which of its job's spinlocks a piece holds while it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockRef {
+    #[default]
+    None,
+    /// The transmit queue lock of the device its flow sends on (`dev_queue_xmit`).
+    DevQueue,
 }
 
 /// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.
@@ -65,6 +76,11 @@ pub struct JobData {
 impl Piece {
     pub fn touching(mut self, touches: Touches) -> Self {
         self.touches = touches;
+        self
+    }
+
+    pub fn locking(mut self, lock: LockRef) -> Self {
+        self.lock = lock;
         self
     }
 
@@ -166,6 +182,14 @@ impl Job {
             .copied()
     }
 
+    /// The piece the next chunk starts with, if it has not started yet and takes a lock.
+    pub fn lock_to_take(&self) -> Option<LockRef> {
+        let p = self.pieces[self.idx as usize..self.len as usize]
+            .iter()
+            .find(|p| !p.is_empty())?;
+        (p.lock != LockRef::None && p.done == 0).then_some(p.lock)
+    }
+
     fn current(&mut self) -> Option<&mut Piece> {
         if self.idx < self.len {
             Some(&mut self.pieces[self.idx as usize])
@@ -186,6 +210,7 @@ pub struct Part {
     pub stage: u8,
     pub from: f64,
     pub to: f64,
+    pub lock: LockRef,
 }
 
 /// The chunk a processor is executing: what it costs and how it was accounted.
@@ -211,6 +236,29 @@ impl Chunk {
 
     pub fn parts(&self) -> &[Part] {
         &self.parts[..self.n_parts as usize]
+    }
+
+    /// A processor spinning on a lock: busy, accounted to the OS, with no work of its own.
+    pub fn spin(data: JobData) -> Chunk {
+        let part = Part {
+            cat: Category::Os,
+            refs: 0.0,
+            cycles: 0.0,
+            touches: Touches::Private,
+            stage: 0,
+            from: 0.0,
+            to: 0.0,
+            lock: LockRef::None,
+        };
+        Chunk {
+            refs: 0.0,
+            cycles: 0.0,
+            pio_reads: 0,
+            pio_writes: 0,
+            parts: [part; MAX_PIECES],
+            n_parts: 1,
+            data,
+        }
     }
 }
 
@@ -245,6 +293,9 @@ pub struct Processor {
     chunk_n: u8,
     pub chunk_ctx: Ctx,
     pub stats: ProcStats,
+    /// Spinlocks its running job holds: the softirq does not preempt process context that
+    /// holds one (Linux takes them with bottom halves disabled).
+    pub locks_held: u8,
 }
 
 impl Processor {
@@ -263,6 +314,7 @@ impl Processor {
             chunk_n: 0,
             chunk_ctx: Ctx::Process,
             stats: ProcStats::default(),
+            locks_held: 0,
         }
     }
 
@@ -300,6 +352,7 @@ impl Processor {
                 stage: p.stage,
                 from,
                 to,
+                lock: p.lock,
             };
             let mut c = Chunk {
                 refs,
@@ -325,11 +378,14 @@ impl Processor {
             // The pieces that follow a finished one ride in the same chunk while the batch has
             // room and they access no register: one event, not one per stage. Each keeps its
             // category and what it touches; the chunk's time is split by their work.
-            let finished = q.is_empty();
+            let finished = q.is_empty() && p.lock == LockRef::None;
             let mut k = idx + 1;
             while finished && k < job.len as usize {
                 let q = job.pieces[k];
-                let fits = c.refs + q.refs <= batch && q.pio_reads == 0 && q.pio_writes == 0;
+                let fits = c.refs + q.refs <= batch
+                    && q.pio_reads == 0
+                    && q.pio_writes == 0
+                    && q.lock == LockRef::None;
                 if !fits {
                     break;
                 }
@@ -343,6 +399,7 @@ impl Processor {
                     stage: q.stage,
                     from: 0.0,
                     to: 1.0,
+                    lock: q.lock,
                 };
                 c.n_parts += 1;
                 job.pieces[k] = Piece::default();

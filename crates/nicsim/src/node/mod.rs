@@ -16,7 +16,7 @@ use crate::config::{Category, Config, Costs, MemMode, ProcName, StageCost};
 use crate::derived;
 use crate::hw::apic::Apic;
 use crate::hw::bus::IoBus;
-use crate::hw::cpu::{Job, JobData, Piece, Processor, Then, Touches};
+use crate::hw::cpu::{Job, JobData, LockRef, Piece, Processor, Then, Touches};
 use crate::hw::dma::DmaEngine;
 use crate::hw::fabric::Fabric;
 use crate::hw::frame::{FlowId, NodeAddr};
@@ -97,6 +97,7 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
         touches: Touches::Private,
         stage: c.id,
         done: 0,
+        lock: LockRef::None,
     }
 }
 

@@ -6,6 +6,7 @@
 use crate::hw::dma::DmaEngine;
 use crate::hw::frame::NodeAddr;
 use crate::hw::nic::Nic;
+use crate::os::lock::SpinLock;
 use crate::stack::udp::UdpId;
 use crate::stack::{Frame, Payload};
 use crate::units::{Duration, Time};
@@ -35,6 +36,8 @@ pub struct NetDev {
     /// UDP datagram's send buffer is freed when the count reclaimed passes its number.
     pub(crate) tx_queued: u64,
     pub(crate) tx_reclaimed: u64,
+    /// The transmit queue's spinlock (`dev->queue_lock`), with `smp.spinlocks`.
+    pub(crate) queue_lock: SpinLock,
     pub(crate) udp_unreclaimed: VecDeque<(u64, UdpId, u64)>,
 }
 
@@ -59,6 +62,7 @@ impl NetDev {
             tx_fifo,
             tx_queued: 0,
             tx_reclaimed: 0,
+            queue_lock: SpinLock::default(),
             udp_unreclaimed: VecDeque::new(),
         }
     }

@@ -1,6 +1,7 @@
 //! The operating system: threads and their system calls, the scheduler, interrupt handling.
 
 pub mod irq;
+pub mod lock;
 pub mod sched;
 pub mod syscall;
 pub mod thread;

@@ -3,9 +3,11 @@
 
 use super::thread::INTERACTIVE;
 use crate::engine::Engine;
-use crate::hw::cpu::{Ctx, Job, Notice, Then};
+use crate::hw::cpu::{Chunk, Ctx, Job, JobData, LockRef, Notice, Then};
 use crate::node::effect::Effect;
 use crate::node::{Ev, Node, Wire};
+use crate::os::lock::{Attempt, SpinLock};
+use crate::units::{Duration, Time};
 
 impl Node {
     /// Starts work on processor `p` if it is idle.
@@ -82,6 +84,29 @@ impl Node {
     /// Prices the next chunk of the running job and schedules its end; false if the job is done.
     pub(crate) fn start_chunk(&mut self, eng: &mut Engine<Ev>, p: usize) -> bool {
         let now = eng.now();
+        let next = self.procs[p]
+            .running
+            .as_ref()
+            .and_then(|(_, j)| j.lock_to_take());
+        if let Some(lock) = next {
+            if let Some(until) = self.take_lock(p, lock, now) {
+                {
+                    // Spin (busy, interruptible) until the holder releases, then try again.
+                    let (ctx, job) = self.procs[p].running.as_ref().unwrap();
+                    let spin = Chunk::spin(job.data);
+                    let ctx = *ctx;
+                    self.procs[p].account_chunk(ctx, &spin, now, now, now, until);
+                    eng.at(
+                        until,
+                        Ev::Chunk {
+                            node: self.id,
+                            proc: p as u8,
+                        },
+                    );
+                    return true;
+                }
+            }
+        }
         let Some(c) = self.procs[p].next_chunk() else {
             return false;
         };
@@ -93,6 +118,10 @@ impl Node {
         let t = stall_end + self.procs[p].instr_time(c.cycles);
         let ctx = self.procs[p].running.as_ref().unwrap().0;
         self.procs[p].account_chunk(ctx, &c, now, regs_end, stall_end, t);
+        if c.parts[0].lock != LockRef::None && c.parts[0].to >= 1.0 {
+            self.release_lock(p, c.parts[0].lock, &c.data, t);
+        }
+
         eng.at(
             t,
             Ev::Chunk {
@@ -122,8 +151,9 @@ impl Node {
                 }
                 _ => false,
             };
+        let holds_lock = self.procs[p].locks_held > 0;
         if (ctx > Ctx::HardIrq && hard_waiting)
-            || (ctx == Ctx::Process && (soft_waiting || urgent_waiting))
+            || (ctx == Ctx::Process && !holds_lock && (soft_waiting || urgent_waiting))
         {
             let (ctx, job) = self.procs[p].running.take().unwrap();
             match job.then {
@@ -167,5 +197,50 @@ impl Node {
                 self.apply_thread(eng, wire, tid, e);
             }
         }
+    }
+}
+
+impl Node {
+    /// The spinlock `lock` of the job running on `p` (what its data names).
+    fn lock_of(&mut self, lock: LockRef, data: &JobData) -> &mut SpinLock {
+        match lock {
+            LockRef::DevQueue | LockRef::None => {
+                let dev = self
+                    .flows
+                    .get(data.flow)
+                    .map(|c| self.conns[c].dev)
+                    .or_else(|| self.udp_flows.get(data.flow).map(|s| self.udp[s].dev))
+                    .unwrap_or(0);
+                &mut self.devs[dev].queue_lock
+            }
+        }
+    }
+
+    /// Processor `p` takes the lock its next piece runs under: None when it has it, or the
+    /// time to spin until (the holder's release, or the end of the holder's current chunk
+    /// when its release is not yet known; at least one cycle on).
+    fn take_lock(&mut self, p: usize, lock: LockRef, now: Time) -> Option<Time> {
+        let data = self.procs[p].running.as_ref().unwrap().1.data;
+        let cycle = self.procs[p].clock.duration_of(1.0).max(Duration(1));
+        let holder_end = {
+            let l = self.lock_of(lock, &data);
+            l.holder()
+        }
+        .map_or(now, |q| self.procs[q].chunk_end);
+        match self
+            .lock_of(lock, &data)
+            .try_acquire(p, now, holder_end.max(now + cycle))
+        {
+            Attempt::Acquired => {
+                self.procs[p].locks_held += 1;
+                None
+            }
+            Attempt::Spin { until } => Some(until.max(now + cycle)),
+        }
+    }
+
+    fn release_lock(&mut self, p: usize, lock: LockRef, data: &JobData, at: Time) {
+        self.lock_of(lock, data).release(at);
+        self.procs[p].locks_held -= 1;
     }
 }

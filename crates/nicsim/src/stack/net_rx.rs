@@ -3,7 +3,7 @@
 //! within the NAPI budget.
 
 use crate::engine::Engine;
-use crate::hw::cpu::{Job, JobData, Piece, Then, Touches};
+use crate::hw::cpu::{Job, JobData, LockRef, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::placement::{Acks, Receive};
@@ -195,6 +195,17 @@ impl Node {
         merged
     }
 
+    /// `dev_queue_xmit` and the driver's transmit routine, under the device's queue lock
+    /// when spinlocks are modelled.
+    pub(crate) fn tx_dev_piece(&self) -> Piece {
+        let p = self.piece(&self.cfg.costs.tx_dev, 0, 1);
+        if self.cfg.smp.spinlocks {
+            p.locking(LockRef::DevQueue)
+        } else {
+            p
+        }
+    }
+
     pub(crate) fn xmit_pieces(&self, seg: &Segment) -> Vec<Piece> {
         let c = &self.cfg.costs;
         let mut v = vec![
@@ -202,7 +213,7 @@ impl Node {
             self.piece(&c.tx_ip, 0, 1),
         ];
         if !(self.roles.acks == Acks::NicLocal && seg.is_pure_ack()) {
-            v.push(self.piece(&c.tx_dev, 0, 1));
+            v.push(self.tx_dev_piece());
         }
         v
     }

@@ -9,6 +9,7 @@ use crate::hw::caches::{Coherence, DmaCacheStats};
 use crate::hw::cpu::Processor;
 use crate::hw::nic::NicStats;
 use crate::node::Node;
+use crate::os::lock::LockStats;
 use crate::stack::tcp::TcpStats;
 
 /// How a window reports a counter's change.
@@ -150,6 +151,24 @@ pub const DMA_CACHE_COUNTERS: &[Counter] = &[
     }),
     c("dma_cache.read_snoops", Unit::Count, |n| {
         dma_cache(n, |d| d.read_snoops)
+    }),
+];
+
+/// A device-queue lock count summed over the node's devices.
+fn queue_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
+    n.devs.iter().map(|d| f(&d.queue_lock.stats)).sum::<u64>() as f64
+}
+
+/// Spinlocks, per node (with `smp.spinlocks` only).
+pub const LOCK_COUNTERS: &[Counter] = &[
+    c("locks.dev_queue.acquisitions", Unit::Count, |n| {
+        queue_lock(n, |l| l.acquisitions)
+    }),
+    c("locks.dev_queue.conflicts", Unit::Count, |n| {
+        queue_lock(n, |l| l.conflicts)
+    }),
+    c("locks.dev_queue.spin_us", Unit::Micros, |n| {
+        queue_lock(n, |l| l.spin_ps)
     }),
 ];
 

@@ -9,8 +9,8 @@ use crate::config::CATEGORY_COUNT;
 use crate::node::Node;
 use crate::units::Time;
 use catalogue::{
-    ProcReading, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, NODE_COUNTERS,
-    PROC_COUNTERS,
+    ProcReading, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, LOCK_COUNTERS,
+    NODE_COUNTERS, PROC_COUNTERS,
 };
 
 #[derive(Clone, Debug, Default)]
@@ -31,7 +31,7 @@ impl ProcSnap {
 pub struct NodeSnap {
     pub procs: Vec<ProcSnap>,
     /// One value per `catalogue::NODE_COUNTERS` entry, in its order, then one per
-    /// `DMA_CACHE_COUNTERS` entry.
+    /// `DMA_CACHE_COUNTERS` and `LOCK_COUNTERS` entry.
     pub values: Vec<f64>,
 }
 
@@ -82,6 +82,7 @@ impl Snapshot {
                 values: NODE_COUNTERS
                     .iter()
                     .chain(DMA_CACHE_COUNTERS)
+                    .chain(LOCK_COUNTERS)
                     .map(|c| (c.read)(n))
                     .collect(),
             })
