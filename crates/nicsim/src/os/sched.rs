@@ -42,7 +42,10 @@ impl Node {
             return Some((Ctx::Softirq, j));
         }
         let sq = &self.sq[p];
-        if (sq.pending || sq.running) && !sq.yielded {
+        // Process context interrupted inside a spinlock's section goes on before the softirq
+        // (Linux holds them with bottom halves disabled).
+        let bh_enabled = self.procs[p].locks_held == 0;
+        if bh_enabled && (sq.pending || sq.running) && !sq.yielded {
             if let Some(j) = self.softirq_job(p) {
                 return Some((Ctx::Softirq, j));
             }
