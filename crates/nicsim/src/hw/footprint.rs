@@ -157,17 +157,19 @@ impl Layout {
         // source, half store the destination; a checksum only loads.
         let bytes = d.buffer_bytes as f64;
         let (a, b) = ((part.from * bytes) as u64, (part.to * bytes) as u64);
+        let (loads, stores) = match dst {
+            None => (refs, 0.0),
+            Some(_) => (refs / 2.0, refs / 2.0),
+        };
         if b <= a {
+            // No bytes in this share (a checksum of a bare ACK): its references hit.
+            cost.cycles += loads * hit_read + stores * hit_write;
             return;
         }
         let line = self.line;
         let lines = |(base, start, wrap): (u64, u64, u64)| {
             ((start + a) / line..=(start + b - 1) / line)
                 .map(move |l| base + ((l * line) & (wrap - 1)))
-        };
-        let (loads, stores) = match dst {
-            None => (refs, 0.0),
-            Some(_) => (refs / 2.0, refs / 2.0),
         };
         let mut stream =
             |addrs: &mut dyn Iterator<Item = u64>, write: bool, refs: f64, hit: f64| {
