@@ -117,7 +117,7 @@ impl World {
         }
         let irq = |d: usize| match (steer.get(d), cfg.topology.server_nic_irq) {
             (Some(&p), _) => Some(p),
-            (None, NicIrq::Same) => None,
+            (None, NicIrq::Same | NicIrq::RoundRobin | NicIrq::LowestPriority) => None,
             (None, NicIrq::Spread) => Some(d % host_cpus),
         };
         let nodes = (0..n)
@@ -132,7 +132,11 @@ impl World {
                         );
                     }
                 }
-                Node::new(i as u8, &shared, &devs)
+                let mut node = Node::new(i as u8, &shared, &devs)?;
+                if i == clients && cfg.topology.server_nic_cpus.is_empty() {
+                    node.irq_distribution = cfg.topology.server_nic_irq;
+                }
+                Ok::<Node, String>(node)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut eng = Engine::new();

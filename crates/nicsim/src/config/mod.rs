@@ -170,6 +170,11 @@ pub enum NicIrq {
     Same,
     /// NIC k (with RSS: queue k over all NICs) on host CPU k modulo the number of host CPUs.
     Spread,
+    /// Each interrupt to the next host CPU in turn (stacks.md §A.9 note 1, test B).
+    RoundRobin,
+    /// Each interrupt to the least busy host CPU: an idle one, else one in process context,
+    /// the lowest numbered among equals (x86 lowest-priority delivery).
+    LowestPriority,
 }
 
 /// An output-queued switch joining every node (else one link joins two nodes).

@@ -12,7 +12,7 @@ pub mod effect;
 pub mod events;
 pub mod netdev;
 
-use crate::config::{Category, Config, Costs, MemMode, ProcName, StageCost};
+use crate::config::{Category, Config, Costs, MemMode, NicIrq, ProcName, StageCost};
 use crate::derived;
 use crate::hw::apic::Apic;
 use crate::hw::bus::IoBus;
@@ -48,6 +48,11 @@ pub struct Node {
     pub apic: Apic,
     /// Its network devices; a connection or socket uses one (`Conn::dev`).
     pub devs: Vec<NetDev>,
+    /// How its devices' interrupts are distributed: fixed affinity (`same`, `spread`), or
+    /// chosen per interrupt (`round_robin`, `lowest_priority`; the server only).
+    pub(crate) irq_distribution: NicIrq,
+    /// The host CPU the last round-robin interrupt went to.
+    pub(crate) irq_turn: usize,
     /// TCP sockets, and their index here by flow id.
     pub conns: Vec<Conn>,
     pub(crate) flows: FlowMap,
@@ -183,6 +188,8 @@ impl Node {
                 roles.kick,
             ),
             devs,
+            irq_distribution: NicIrq::Same,
+            irq_turn: 0,
             conns: Vec::new(),
             flows: FlowMap::default(),
             udp: Vec::new(),

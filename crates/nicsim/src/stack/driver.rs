@@ -1,7 +1,9 @@
 //! The NIC driver and the NIC's host-facing side: transmit posting and the qdisc, descriptor
 //! reclaim, receive DMA completion, interrupt raising and coalescing, and ring accumulation.
 
+use crate::config::NicIrq;
 use crate::engine::Engine;
+use crate::hw::cpu::{Ctx, Processor};
 use crate::hw::dma::Chan;
 use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES};
 use crate::hw::nic::{FlushCause, Held, IrqDecision};
@@ -186,6 +188,7 @@ impl Node {
     /// Device `d` raises its interrupt, to the processor it is steered to.
     pub(crate) fn raise_nic_irq(&mut self, eng: &mut Engine<Ev>, d: DevId) {
         self.devs[d].nic.raise();
+        self.distribute_irq(d);
         let lat = self.apic.irq_latency(self.roles.irq_path);
         eng.after(
             lat,
@@ -195,6 +198,36 @@ impl Node {
                 kind: IrqKind::Nic(d as u8),
             },
         );
+    }
+
+    /// With a per-interrupt distribution, device `d`'s interrupt (and, unless the placement
+    /// gives the protocol a processor of its own, the softirq that follows it) goes to the
+    /// host CPU the policy picks now. NAPI keeps a device on one CPU while it is polled:
+    /// the device raises again only after its poll ended.
+    fn distribute_irq(&mut self, d: DevId) {
+        let hosts = self.procs.iter().filter(|p| !p.id.is_nic()).count();
+        let to = match self.irq_distribution {
+            NicIrq::Same | NicIrq::Spread => return,
+            NicIrq::RoundRobin => {
+                self.irq_turn = (self.irq_turn + 1) % hosts;
+                self.irq_turn
+            }
+            NicIrq::LowestPriority => {
+                let load = |p: &Processor| match &p.running {
+                    None => 0,
+                    Some((Ctx::Process, _)) => 1,
+                    Some(_) => 2,
+                };
+                (0..hosts)
+                    .min_by_key(|&p| load(&self.procs[p]))
+                    .unwrap_or(0)
+            }
+        };
+        let follows = self.devs[d].protocol == self.devs[d].irq;
+        self.devs[d].irq = to;
+        if follows {
+            self.devs[d].protocol = to;
+        }
     }
 
     /// A frame's last bit reached device `d`'s MAC.
