@@ -98,6 +98,26 @@ def replicate(config_source, sets: dict, replications: int, block: str, summaris
     return first
 
 
+def print_sar(out: dict) -> None:
+    """The server's CPUs as sar would show them (stacks.md §A.10): %idle per CPU and averaged,
+    context switches per second over all CPUs, and interrupts per second by kind; `sar intr/s`
+    is device interrupts plus one global timer at sched.tick_hz (local timer ticks and IPIs
+    excluded, as /proc/stat counts them on i386 2.6)."""
+    server = out["netperf"]["server"]
+    cpus = {k: p for k, p in out["processors"].items() if k.startswith(server + ".") and not k.endswith("nic_cpu")}
+    if not cpus:
+        return
+    idle = {k: 100.0 * (1.0 - p["utilisation"]) for k, p in cpus.items()}
+    dev = sum(p["nic_irq_per_s"] for p in cpus.values())
+    timer = sum(p.get("timer_irq_per_s", 0.0) for p in cpus.values())
+    ipi = sum(p["ipi_per_s"] for p in cpus.values())
+    hz = out["config"]["sched"]["tick_hz"]
+    cs = sum(p["context_switches_per_s"] for p in cpus.values())
+    print(f"sar ({server}): %idle " + ", ".join(f"{k.split('.')[1]} {v:.2f}" for k, v in idle.items())
+          + f", general {sum(idle.values()) / len(idle):.2f}; cswch/s {cs:,.0f}; intr/s device {dev:,.0f}, "
+          f"local timer {timer:,.0f}, IPI {ipi:,.0f}, sar {dev + hz:,.0f}")
+
+
 def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     n = out["netperf"]
     rate_key = "throughput_mbps" if "throughput_mbps" in n["aggregate"] else "transactions_per_s"
@@ -126,6 +146,7 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     for k, pr in out["processors"].items():
         print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in categories)
               + f" {pr['irq_per_s']:>9.0f} {pr['context_switches_per_s']:>9.0f}")
+    print_sar(out)
     from .cachereport import print_caches
 
     print_caches("caches (mode B, hit rates of reads and writes):", out["processors"], out.get("nodes", {}))

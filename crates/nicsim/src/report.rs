@@ -2,7 +2,7 @@
 
 use crate::stats::catalogue::{
     ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, LOCK_COUNTERS,
-    NODE_COUNTERS, PROC_COUNTERS,
+    NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
 };
 use crate::stats::Window;
 use crate::system::World;
@@ -25,6 +25,12 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 "irq_per_s".into(),
                 json!((p.get("nic_irq_per_s") + p.get("ipi_per_s")) / secs),
             );
+            if w.cfg.sched.tick_hz > 0.0 {
+                let at = PROC_COUNTERS.len() + CACHE_COUNTERS.len() + COHERENCE_COUNTERS.len();
+                for (c, &v) in TICK_COUNTERS.iter().zip(&p.values[at..]) {
+                    insert(&mut pr, c.key, figure(c.unit, v, secs, clock));
+                }
+            }
             let cpus = w.nodes[i]
                 .mem
                 .detailed

@@ -142,6 +142,7 @@ impl World {
         let mut eng = Engine::new();
         for node in &nodes {
             node.start_cross_calls(&mut eng, cfg.smp.background_ipi_per_s);
+            node.start_ticks(&mut eng, cfg.sched.tick_hz);
         }
         let switch = cfg.switch.present.then_some(SwitchParams {
             port_rate: cfg.switch.port_rate_bps,
@@ -309,6 +310,10 @@ impl World {
             Ev::CrossCall { node, proc } => {
                 let per_s = self.cfg.smp.background_ipi_per_s;
                 nodes[node as usize].on_cross_call(e, w, proc as usize, per_s);
+            }
+            Ev::Tick { node, proc } => {
+                let hz = self.cfg.sched.tick_hz;
+                nodes[node as usize].on_tick(e, w, proc as usize, hz);
             }
             Ev::Workload => {}
         }

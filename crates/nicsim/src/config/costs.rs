@@ -105,11 +105,14 @@ pub struct Costs {
     pub udp_tx: StageCost,
     /// A datagram's UDP input: udp_rcv, the socket lookup, sock_queue_rcv_skb.
     pub udp_rx: StageCost,
+    /// The local timer interrupt's work: update_process_times, scheduler_tick, the timer
+    /// softirq's check (with `sched.tick_hz`).
+    pub timer_tick: StageCost,
 }
 
 impl Costs {
     /// Every stage, in declaration order: the order their ids and code are laid out in.
-    pub fn stages_mut(&mut self) -> [&mut StageCost; 39] {
+    pub fn stages_mut(&mut self) -> [&mut StageCost; 40] {
         [
             &mut self.irq_entry,
             &mut self.irq_exit,
@@ -150,6 +153,7 @@ impl Costs {
             &mut self.epoll_wait,
             &mut self.udp_tx,
             &mut self.udp_rx,
+            &mut self.timer_tick,
         ]
     }
 

@@ -231,6 +231,8 @@ pub struct Udp {
 #[serde(deny_unknown_fields)]
 pub struct Sched {
     pub wakeup_preempts: bool,
+    /// Local timer interrupts per second on every host CPU (Linux's HZ); 0: no tick.
+    pub tick_hz: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -269,6 +269,8 @@ pub struct ProcStats {
     pub ctx_ps: [u64; 3],
     pub irqs_nic: u64,
     pub irqs_ipi: u64,
+    /// Local timer interrupts (`sched.tick_hz`).
+    pub irqs_timer: u64,
     pub context_switches: u64,
 }
 

@@ -55,12 +55,17 @@ pub enum Ev {
         node: u8,
         proc: u8,
     },
+    /// A host CPU's local timer interrupt (`sched.tick_hz`).
+    Tick {
+        node: u8,
+        proc: u8,
+    },
     Workload,
 }
 
 impl Ev {
     /// The names `kind` indexes, as reported in `simulator.events_by_kind`.
-    pub const KINDS: [&'static str; 12] = [
+    pub const KINDS: [&'static str; 13] = [
         "chunk",
         "dma",
         "arrive",
@@ -73,6 +78,7 @@ impl Ev {
         "cross_call",
         "workload",
         "notice_irq",
+        "tick",
     ];
 
     /// Index into `KINDS`: what `nicsim bench --suite` counts per kind.
@@ -93,6 +99,7 @@ impl Ev {
             Ev::TxFifo { .. } => 8,
             Ev::CrossCall { .. } => 9,
             Ev::Workload => 10,
+            Ev::Tick { .. } => 12,
         }
     }
 }
@@ -102,6 +109,8 @@ pub enum IrqKind {
     /// Network device `n`'s interrupt.
     Nic(u8),
     Notice(Notice),
+    /// The local APIC timer.
+    Tick,
 }
 
 /// The four TCP timers, in the order they are checked.

@@ -66,6 +66,13 @@ impl Node {
                         .with(self.piece(&c.irq_exit, 0, 1)),
                 }
             }
+            IrqKind::Tick => {
+                self.procs[p].stats.irqs_timer += 1;
+                // smp_apic_timer_interrupt: a vector entry stub like an IPI's, then the tick.
+                Job::new(Then::Nothing)
+                    .with(self.piece(&c.ipi_handler, 0, 1))
+                    .with(self.piece(&c.timer_tick, 0, 1))
+            }
         };
         self.procs[p].hardirq_q.push_back(job);
         self.kick(eng, wire, p);
@@ -104,6 +111,28 @@ impl Node {
 
     /// Schedules the periodic background cross-calls of every host CPU, spread in phase.
     /// The exclusive NIC processor receives none (host-path §5.8).
+    /// Starts every host CPU's local timer at `hz` (none at 0), the CPUs' ticks staggered.
+    pub fn start_ticks(&self, eng: &mut Engine<Ev>, hz: f64) {
+        if hz <= 0.0 {
+            return;
+        }
+        let host: Vec<usize> = (0..self.procs.len())
+            .filter(|&p| !self.proc_id(p).is_nic())
+            .collect();
+        let period = 1e12 / hz;
+        for (k, &p) in host.iter().enumerate() {
+            let phase = period * (k + 1) as f64 / (host.len() + 1) as f64;
+            let (node, proc) = (self.id, p as u8);
+            eng.at(Time(phase as u64), Ev::Tick { node, proc });
+        }
+    }
+
+    pub fn on_tick(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, hz: f64) {
+        let (node, proc) = (self.id, p as u8);
+        eng.after(Duration((1e12 / hz) as u64), Ev::Tick { node, proc });
+        self.on_irq(eng, wire, p, IrqKind::Tick);
+    }
+
     pub fn start_cross_calls(&self, eng: &mut Engine<Ev>, per_s: f64) {
         if per_s <= 0.0 {
             return;

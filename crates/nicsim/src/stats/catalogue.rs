@@ -200,6 +200,11 @@ pub const CACHE_COUNTERS: &[ProcCounter] = cache_counters! {
     2 "l2": read_hits read_misses write_hits write_misses writebacks prefetches invalidations;
 };
 
+/// Per-processor timer interrupts (with `sched.tick_hz` only).
+pub const TICK_COUNTERS: &[ProcCounter] = &[pc("timer_irq_per_s", Unit::PerSecond, |r| {
+    r.p.stats.irqs_timer as f64
+})];
+
 /// Per-processor coherence counters (mode B).
 pub const COHERENCE_COUNTERS: &[ProcCounter] = &[
     pc("coherence.transfers", Unit::Count, |r| {

@@ -10,7 +10,7 @@ use crate::node::Node;
 use crate::units::Time;
 use catalogue::{
     ProcReading, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, LOCK_COUNTERS,
-    NODE_COUNTERS, PROC_COUNTERS,
+    NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
 };
 
 #[derive(Clone, Debug, Default)]
@@ -72,7 +72,8 @@ impl Snapshot {
                         let all = PROC_COUNTERS
                             .iter()
                             .chain(CACHE_COUNTERS)
-                            .chain(COHERENCE_COUNTERS);
+                            .chain(COHERENCE_COUNTERS)
+                            .chain(TICK_COUNTERS);
                         ProcSnap {
                             name: p.id.as_str().to_string(),
                             values: all.map(|c| (c.read)(&r)).collect(),
