@@ -141,8 +141,10 @@ impl World {
             .collect::<Result<Vec<_>, _>>()?;
         let mut eng = Engine::new();
         for node in &nodes {
-            node.start_cross_calls(&mut eng, cfg.smp.background_ipi_per_s);
-            node.start_ticks(&mut eng, cfg.sched.tick_hz);
+            let cross_call = |node, proc| Ev::CrossCall { node, proc };
+            let tick = |node, proc| Ev::Tick { node, proc };
+            node.start_periodic(&mut eng, cfg.smp.background_ipi_per_s, cross_call);
+            node.start_periodic(&mut eng, cfg.sched.tick_hz, tick);
         }
         let switch = cfg.switch.present.then_some(SwitchParams {
             port_rate: cfg.switch.port_rate_bps,

@@ -109,31 +109,10 @@ impl Node {
         self.sq[p].pending = true;
     }
 
-    /// Schedules the periodic background cross-calls of every host CPU, spread in phase.
-    /// The exclusive NIC processor receives none (host-path §5.8).
-    /// Starts every host CPU's local timer at `hz` (none at 0), the CPUs' ticks staggered.
-    pub fn start_ticks(&self, eng: &mut Engine<Ev>, hz: f64) {
-        if hz <= 0.0 {
-            return;
-        }
-        let host: Vec<usize> = (0..self.procs.len())
-            .filter(|&p| !self.proc_id(p).is_nic())
-            .collect();
-        let period = 1e12 / hz;
-        for (k, &p) in host.iter().enumerate() {
-            let phase = period * (k + 1) as f64 / (host.len() + 1) as f64;
-            let (node, proc) = (self.id, p as u8);
-            eng.at(Time(phase as u64), Ev::Tick { node, proc });
-        }
-    }
-
-    pub fn on_tick(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, hz: f64) {
-        let (node, proc) = (self.id, p as u8);
-        eng.after(Duration((1e12 / hz) as u64), Ev::Tick { node, proc });
-        self.on_irq(eng, wire, p, IrqKind::Tick);
-    }
-
-    pub fn start_cross_calls(&self, eng: &mut Engine<Ev>, per_s: f64) {
+    /// Starts a periodic event on every host CPU at `per_s` (none at 0), the CPUs spread in
+    /// phase: the local timer tick, or the background cross-calls (the exclusive NIC
+    /// processor takes neither, host-path §5.8).
+    pub fn start_periodic(&self, eng: &mut Engine<Ev>, per_s: f64, ev: fn(u8, u8) -> Ev) {
         if per_s <= 0.0 {
             return;
         }
@@ -143,14 +122,14 @@ impl Node {
         let period = 1e12 / per_s;
         for (k, &p) in host.iter().enumerate() {
             let phase = period * (k + 1) as f64 / (host.len() + 1) as f64;
-            eng.at(
-                Time(phase as u64),
-                Ev::CrossCall {
-                    node: self.id,
-                    proc: p as u8,
-                },
-            );
+            eng.at(Time(phase as u64), ev(self.id, p as u8));
         }
+    }
+
+    pub fn on_tick(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, hz: f64) {
+        let (node, proc) = (self.id, p as u8);
+        eng.after(Duration((1e12 / hz) as u64), Ev::Tick { node, proc });
+        self.on_irq(eng, wire, p, IrqKind::Tick);
     }
 
     pub fn on_cross_call(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, per_s: f64) {
