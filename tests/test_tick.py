@@ -34,3 +34,23 @@ def test_netperf_prints_a_sar_like_line_with_interrupts_by_kind():
     assert r.returncode == 0, r.stderr
     sar = [line for line in r.stdout.splitlines() if line.startswith("sar (node2)")]
     assert len(sar) == 1 and "local timer 2,000" in sar[0] and "general" in sar[0]
+    profile = [line for line in r.stdout.splitlines() if line.startswith("profile (")]
+    assert len(profile) == 1 and "copy to user" in profile[0] and "interrupt handling" in profile[0]
+
+
+def test_busy_time_by_stage_adds_up_to_utilisation_and_names_the_stages():
+    out = api.run("ortiz2008-two-nics", {**SHORT, "sched.tick_hz": 250})
+    for k, p in out["processors"].items():
+        assert sum(p["busy_by_stage"].values()) == pytest.approx(p["utilisation"], abs=1e-9), k
+    server = out["processors"]["node2.cpu0"]["busy_by_stage"]
+    assert {"rx_copy", "rx_tcp", "irq_entry", "timer_tick"} <= set(server)
+    assert set(out["processors"]["node2.cpu1"]["busy_by_stage"]) == {"ipi_handler", "timer_tick"}
+
+
+def test_spinning_on_a_lock_is_its_own_line_of_the_profile():
+    from test_locks import TWO_CPUS_ONE_NIC, WEB
+
+    out = api.run("ortiz2008-two-nics", {**WEB, **TWO_CPUS_ONE_NIC})
+    spin_s = sum(p["busy_by_stage"].get("lock_spin", 0.0) for k, p in out["processors"].items()
+                 if k.startswith("node1")) * out["web"]["window_s"]
+    assert spin_s * 1e6 == pytest.approx(out["nodes"]["node1"]["locks"]["dev_queue"]["spin_us"], rel=1e-6)

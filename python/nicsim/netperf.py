@@ -98,6 +98,39 @@ def replicate(config_source, sets: dict, replications: int, block: str, summaris
     return first
 
 
+# oprofile-like symbol classes (stacks.md §A.11) over the core's stages; presentation only.
+SYMBOL_CLASSES = {
+    "copy to user": ("rx_copy", "tx_copy", "skb_copy", "csum", "tx_csum_fold"),
+    "interrupt handling": ("irq_entry", "irq_exit", "rx_hardirq", "rx_schedule", "ipi_handler", "timer_tick"),
+    "TCP receive": ("softirq_dispatch", "rx_poll", "rx_poll_end", "gro_receive", "rx_ip", "rx_tcp", "tx_ack", "udp_rx"),
+    "transmit queueing": ("tx_tcp", "tx_ip", "tx_dev", "udp_tx"),
+    "locks": ("lock_spin",),
+    "scheduling": ("context_switch", "rx_wake", "epoll_wait"),
+    "system calls": ("rx_syscall", "tx_syscall"),
+    "buffer freeing": ("skb_free", "tx_complete"),
+    "buffer allocation": ("skb_alloc",),
+}
+
+
+def print_profile(out: dict) -> None:
+    """Per server CPU, its busy time by symbol class as a percentage of its busy time (what
+    oprofile's samples would show), from the core's per-stage accounting."""
+    server = out["netperf"]["server"]
+    rows = []
+    for k, p in out["processors"].items():
+        stages = p.get("busy_by_stage", {})
+        busy = sum(stages.values())
+        if not k.startswith(server + ".") or busy <= 0:
+            continue
+        named = {c: sum(stages.get(s, 0.0) for s in ss) for c, ss in SYMBOL_CLASSES.items()}
+        named["other"] = busy - sum(named.values())
+        rows.append((k, {c: 100.0 * v / busy for c, v in named.items()}))
+    if rows:
+        classes = list(SYMBOL_CLASSES) + ["other"]
+        print("profile (% of each CPU's busy time): " + "; ".join(
+            f"{k.split('.')[1]}: " + ", ".join(f"{c} {v[c]:.1f}" for c in classes if v[c] >= 0.05) for k, v in rows))
+
+
 def print_sar(out: dict) -> None:
     """The server's CPUs as sar would show them (stacks.md §A.10): %idle per CPU and averaged,
     context switches per second over all CPUs, and interrupts per second by kind; `sar intr/s`
@@ -147,6 +180,7 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
         print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in categories)
               + f" {pr['irq_per_s']:>9.0f} {pr['context_switches_per_s']:>9.0f}")
     print_sar(out)
+    print_profile(out)
     from .cachereport import print_caches
 
     print_caches("caches (mode B, hit rates of reads and writes):", out["processors"], out.get("nodes", {}))

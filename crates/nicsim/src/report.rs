@@ -1,5 +1,6 @@
 //! Results as JSON. Every key carries its unit; per-processor entries are keyed `NODE.PROCESSOR`.
 
+use crate::config::STAGE_NAMES;
 use crate::stats::catalogue::{
     ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, LOCK_COUNTERS,
     NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
@@ -45,6 +46,7 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 }
                 hit_rates(&mut pr);
             }
+            pr.insert("busy_by_stage".into(), stage_profile(&p.stages, secs));
             procs.insert(format!("node{i}.{}", p.name), Value::Object(pr));
         }
         let mut node = Map::new();
@@ -104,6 +106,23 @@ fn insert(map: &mut Map<String, Value>, key: &str, value: Value) {
             map.insert(key.into(), value);
         }
     }
+}
+
+/// Busy time per stage as fractions of the window, the stages that ran only: `other` is work
+/// of no stage (application work, IPI sends), `lock_spin` spinning on a spinlock.
+fn stage_profile(stages: &[f64], secs: f64) -> Value {
+    let name = |i: usize| match i {
+        0 => "other",
+        i if i <= STAGE_NAMES.len() => STAGE_NAMES[i - 1],
+        _ => "lock_spin",
+    };
+    let m: Map<String, Value> = stages
+        .iter()
+        .enumerate()
+        .filter(|&(_, &v)| v > 0.0)
+        .map(|(i, &v)| (name(i).to_string(), json!(v / (secs * 1e12))))
+        .collect();
+    Value::Object(m)
 }
 
 /// Adds each cache level's read and write hit rates (null when it saw no such access).

@@ -110,6 +110,50 @@ pub struct Costs {
     pub timer_tick: StageCost,
 }
 
+/// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
+pub const STAGE_NAMES: [&str; 40] = [
+    "irq_entry",
+    "irq_exit",
+    "ipi_handler",
+    "rx_hardirq",
+    "rx_schedule",
+    "softirq_dispatch",
+    "rx_poll",
+    "rx_poll_end",
+    "skb_alloc",
+    "skb_free",
+    "rx_ip",
+    "rx_tcp",
+    "csum",
+    "tx_csum_fold",
+    "skb_copy",
+    "rx_wake",
+    "context_switch",
+    "rx_syscall",
+    "rx_copy",
+    "tx_syscall",
+    "tx_copy",
+    "tx_tcp",
+    "tx_ip",
+    "tx_dev",
+    "tx_complete",
+    "tx_ack",
+    "timer",
+    "app_message",
+    "connect_syscall",
+    "tcp_syn",
+    "tcp_child",
+    "accept_syscall",
+    "close_syscall",
+    "tcp_teardown",
+    "gro_receive",
+    "http_request",
+    "epoll_wait",
+    "udp_tx",
+    "udp_rx",
+    "timer_tick",
+];
+
 impl Costs {
     /// Every stage, in declaration order: the order their ids and code are laid out in.
     pub fn stages_mut(&mut self) -> [&mut StageCost; 40] {
@@ -161,6 +205,31 @@ impl Costs {
     pub fn number_stages(&mut self) {
         for (i, s) in self.stages_mut().into_iter().enumerate() {
             s.id = (i + 1) as u8;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stage_names_are_the_fields_in_stages_mut_order() {
+        let fixture = include_str!("../../tests/fixtures/base-short.json");
+        let v: serde_json::Value = serde_json::from_str(fixture).unwrap();
+        let mut costs: Costs = serde_json::from_value(v["costs"].clone()).unwrap();
+        let by_name = v["costs"].as_object().unwrap();
+        for (name, stage) in STAGE_NAMES.iter().zip(costs.stages_mut()) {
+            assert_eq!(
+                by_name[*name]["i_pkt"].as_f64().unwrap(),
+                stage.i_pkt,
+                "{name}"
+            );
+            assert_eq!(
+                by_name[*name]["code_bytes"].as_u64().unwrap(),
+                stage.code_bytes,
+                "{name}"
+            );
         }
     }
 }

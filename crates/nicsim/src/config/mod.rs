@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 mod costs;
 mod memory;
-pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT};
+pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! items executed in chunks of memory references, preemption at chunk boundaries, and
 //! busy time accounted by category (host-path §2.2, §2.8, §7.5).
 
-use crate::config::{Category, ProcName, CATEGORY_COUNT};
+use crate::config::{Category, ProcName, CATEGORY_COUNT, STAGE_NAMES};
 use crate::hw::frame::FlowId;
 use crate::units::{Duration, Freq, Time};
 
@@ -116,6 +116,9 @@ pub enum Notice {
 }
 
 const MAX_PIECES: usize = 8;
+
+/// The stage index spinning on a lock is accounted to (after every profile stage).
+pub const SPIN_STAGE: u8 = STAGE_NAMES.len() as u8 + 1;
 
 #[derive(Clone, Debug)]
 pub struct Job {
@@ -245,7 +248,7 @@ impl Chunk {
             refs: 0.0,
             cycles: 0.0,
             touches: Touches::Private,
-            stage: 0,
+            stage: SPIN_STAGE,
             from: 0.0,
             to: 0.0,
             lock: LockRef::None,
@@ -271,6 +274,9 @@ pub struct ProcStats {
     pub irqs_ipi: u64,
     /// Local timer interrupts (`sched.tick_hz`).
     pub irqs_timer: u64,
+    /// Busy picoseconds per stage: index 0 is work of no stage (application work, IPI
+    /// sends), `StageCost::id` a stage's, `SPIN_STAGE` spinning on a lock.
+    pub busy_stage_ps: Vec<u64>,
     pub context_switches: u64,
 }
 
@@ -291,7 +297,7 @@ pub struct Processor {
     /// End, category and context of the chunk in progress, so snapshots can exclude its future.
     pub chunk_end: Time,
     /// The chunk in progress: picoseconds accounted to each of its parts' categories, in order.
-    chunk_parts: [(Category, u64); MAX_PIECES],
+    chunk_parts: [(Category, u8, u64); MAX_PIECES],
     chunk_n: u8,
     pub chunk_ctx: Ctx,
     pub stats: ProcStats,
@@ -312,7 +318,7 @@ impl Processor {
             suspended: [None, None, None],
             running: None,
             chunk_end: Time::ZERO,
-            chunk_parts: [(Category::Os, 0); MAX_PIECES],
+            chunk_parts: [(Category::Os, 0, 0); MAX_PIECES],
             chunk_n: 0,
             chunk_ctx: Ctx::Process,
             stats: ProcStats::default(),
@@ -449,7 +455,12 @@ impl Processor {
             };
             left -= d;
             self.stats.busy_ps[cat_index(cat)] += d;
-            self.chunk_parts[i] = (cat, d);
+            let s = part.stage as usize;
+            if self.stats.busy_stage_ps.len() <= s {
+                self.stats.busy_stage_ps.resize(s + 1, 0);
+            }
+            self.stats.busy_stage_ps[s] += d;
+            self.chunk_parts[i] = (cat, part.stage, d);
         }
         self.stats.ctx_ps[ctx as usize] += total;
         self.chunk_n = n as u8;
@@ -459,19 +470,22 @@ impl Processor {
 
     /// Busy time per category and per context up to `now`, excluding the unexecuted rest of
     /// the chunk in progress (chunks are accounted when they start).
-    pub fn busy_until(&self, now: Time) -> ([u64; CATEGORY_COUNT], [u64; 3]) {
+    /// Also busy time per stage (`busy_stage_ps`'s indices).
+    pub fn busy_until(&self, now: Time) -> ([u64; CATEGORY_COUNT], [u64; 3], Vec<u64>) {
         let (mut cat, mut ctx) = (self.stats.busy_ps, self.stats.ctx_ps);
+        let mut stage = self.stats.busy_stage_ps.clone();
         if self.running.is_some() && self.chunk_end > now {
             let rest = (self.chunk_end - now).0;
             ctx[self.chunk_ctx as usize] -= rest;
             // The parts run in order: the unexecuted rest is the last parts' time.
             let mut left = rest;
-            for &(c, d) in self.chunk_parts[..self.chunk_n as usize].iter().rev() {
+            for &(c, s, d) in self.chunk_parts[..self.chunk_n as usize].iter().rev() {
                 let take = left.min(d);
                 cat[cat_index(c)] -= take;
+                stage[s as usize] -= take;
                 left -= take;
             }
         }
-        (cat, ctx)
+        (cat, ctx, stage)
     }
 }

@@ -184,7 +184,12 @@ fn short_pieces_ride_in_one_chunk_and_keep_their_categories() {
     assert_eq!(busy[cat_index(Category::Tcpip)], end.0 - driver);
     assert_eq!(p.stats.ctx_ps[Ctx::Softirq as usize], end.0);
     // Half-way through the driver part, the TCP/IP part is all still to come.
-    let (cat, _) = p.busy_until(Time(driver / 2));
+    let (cat, _, stage) = p.busy_until(Time(driver / 2));
+    assert_eq!(
+        stage.iter().sum::<u64>(),
+        cat.iter().sum::<u64>(),
+        "stages and categories agree"
+    );
     assert_eq!(cat[cat_index(Category::Tcpip)], 0);
     assert_eq!(cat[cat_index(Category::Driver)], driver / 2);
 }

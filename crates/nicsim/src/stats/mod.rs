@@ -19,6 +19,8 @@ pub struct ProcSnap {
     /// One value per `catalogue::PROC_COUNTERS` entry, in its order, then one per
     /// `CACHE_COUNTERS` and `COHERENCE_COUNTERS` entry (zero without caches).
     pub values: Vec<f64>,
+    /// Busy picoseconds per stage (`ProcStats::busy_stage_ps`'s indices).
+    pub stages: Vec<f64>,
 }
 
 impl ProcSnap {
@@ -58,7 +60,7 @@ impl Snapshot {
                     .iter()
                     .enumerate()
                     .map(|(j, p)| {
-                        let (busy_ps, ctx_ps) = p.busy_until(at);
+                        let (busy_ps, ctx_ps, stages) = p.busy_until(at);
                         let cache = n.mem.detailed.as_ref().and_then(|d| {
                             (j < d.caches.cpus())
                                 .then(|| (d.caches.stats(j), d.caches.coherence[j]))
@@ -77,6 +79,7 @@ impl Snapshot {
                         ProcSnap {
                             name: p.id.as_str().to_string(),
                             values: all.map(|c| (c.read)(&r)).collect(),
+                            stages: stages.iter().map(|&v| v as f64).collect(),
                         }
                     })
                     .collect(),
@@ -118,6 +121,10 @@ impl Window {
                     .map(|(p, q)| ProcSnap {
                         name: p.name.clone(),
                         values: diff(&q.values, &p.values),
+                        // A stage first run after the earlier snapshot is missing from it.
+                        stages: (0..q.stages.len())
+                            .map(|i| q.stages[i] - p.stages.get(i).copied().unwrap_or(0.0))
+                            .collect(),
                     })
                     .collect(),
                 values: diff(&y.values, &x.values),
