@@ -120,6 +120,9 @@ const MAX_PIECES: usize = 8;
 /// The stage index spinning on a lock is accounted to (after every profile stage).
 pub const SPIN_STAGE: u8 = STAGE_NAMES.len() as u8 + 1;
 
+/// Busy-time slots per processor: no stage, every stage, spinning.
+pub const STAGE_SLOTS: usize = SPIN_STAGE as usize + 1;
+
 #[derive(Clone, Debug)]
 pub struct Job {
     pieces: [Piece; MAX_PIECES],
@@ -265,7 +268,7 @@ impl Chunk {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ProcStats {
     /// Busy picoseconds per category (index by `cat_index`).
     pub busy_ps: [u64; CATEGORY_COUNT],
@@ -276,8 +279,22 @@ pub struct ProcStats {
     pub irqs_timer: u64,
     /// Busy picoseconds per stage: index 0 is work of no stage (application work, IPI
     /// sends), `StageCost::id` a stage's, `SPIN_STAGE` spinning on a lock.
-    pub busy_stage_ps: Vec<u64>,
+    pub busy_stage_ps: [u64; STAGE_SLOTS],
     pub context_switches: u64,
+}
+
+impl Default for ProcStats {
+    fn default() -> Self {
+        ProcStats {
+            busy_ps: [0; CATEGORY_COUNT],
+            ctx_ps: [0; 3],
+            irqs_nic: 0,
+            irqs_ipi: 0,
+            irqs_timer: 0,
+            busy_stage_ps: [0; STAGE_SLOTS],
+            context_switches: 0,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -455,11 +472,7 @@ impl Processor {
             };
             left -= d;
             self.stats.busy_ps[cat_index(cat)] += d;
-            let s = part.stage as usize;
-            if self.stats.busy_stage_ps.len() <= s {
-                self.stats.busy_stage_ps.resize(s + 1, 0);
-            }
-            self.stats.busy_stage_ps[s] += d;
+            self.stats.busy_stage_ps[part.stage as usize] += d;
             self.chunk_parts[i] = (cat, part.stage, d);
         }
         self.stats.ctx_ps[ctx as usize] += total;
@@ -471,9 +484,9 @@ impl Processor {
     /// Busy time per category and per context up to `now`, excluding the unexecuted rest of
     /// the chunk in progress (chunks are accounted when they start).
     /// Also busy time per stage (`busy_stage_ps`'s indices).
-    pub fn busy_until(&self, now: Time) -> ([u64; CATEGORY_COUNT], [u64; 3], Vec<u64>) {
+    pub fn busy_until(&self, now: Time) -> ([u64; CATEGORY_COUNT], [u64; 3], [u64; STAGE_SLOTS]) {
         let (mut cat, mut ctx) = (self.stats.busy_ps, self.stats.ctx_ps);
-        let mut stage = self.stats.busy_stage_ps.clone();
+        let mut stage = self.stats.busy_stage_ps;
         if self.running.is_some() && self.chunk_end > now {
             let rest = (self.chunk_end - now).0;
             ctx[self.chunk_ctx as usize] -= rest;

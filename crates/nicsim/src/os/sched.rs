@@ -87,10 +87,14 @@ impl Node {
     /// Prices the next chunk of the running job and schedules its end; false if the job is done.
     pub(crate) fn start_chunk(&mut self, eng: &mut Engine<Ev>, p: usize) -> bool {
         let now = eng.now();
-        let next = self.procs[p]
-            .running
-            .as_ref()
-            .and_then(|(_, j)| j.lock_to_take());
+        let next = if self.cfg.smp.spinlocks {
+            self.procs[p]
+                .running
+                .as_ref()
+                .and_then(|(_, j)| j.lock_to_take())
+        } else {
+            None
+        };
         if let Some(lock) = next {
             if let Some(until) = self.take_lock(p, lock, now) {
                 {
