@@ -14,12 +14,12 @@ use crate::hw::cache::{Cache, CacheStats, Geometry};
 /// main memory's; an access pays each level it passes through.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Latencies {
-    pub l1i_read: f64,
-    pub l1d_read: f64,
-    pub l1d_write: f64,
-    pub l2_read: f64,
-    pub l2_write: f64,
-    pub memory: f64,
+    pub l1i_read_cycles: f64,
+    pub l1d_read_cycles: f64,
+    pub l1d_write_cycles: f64,
+    pub l2_read_cycles: f64,
+    pub l2_write_cycles: f64,
+    pub memory_cycles: f64,
 }
 
 /// What DMA writes into host memory do to cached copies.
@@ -48,7 +48,7 @@ pub struct Spec {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Cost {
     pub cycles: f64,
-    pub bridge: u32,
+    pub bridge_transactions: u32,
 }
 
 /// MESI state of a line in one CPU's L2, read off the caches (tests and reports).
@@ -166,7 +166,7 @@ impl Caches {
             if self.l2[k].is_dirty(line) {
                 // Modified elsewhere: its owner supplies the line and writes it back.
                 self.coherence[p].transfers += 1;
-                c.bridge += 1;
+                c.bridge_transactions += 1;
                 self.l2[k].clean(line);
             }
             if write {
@@ -180,14 +180,14 @@ impl Caches {
             self.l2[me].read(line)
         };
         c.cycles += if write {
-            self.spec.lat.l2_write
+            self.spec.lat.l2_write_cycles
         } else {
-            self.spec.lat.l2_read
+            self.spec.lat.l2_read_cycles
         };
-        c.bridge += o.victim.is_some() as u32;
+        c.bridge_transactions += o.victim.is_some() as u32;
         if !o.hit {
-            c.cycles += self.spec.lat.memory;
-            c.bridge += 1;
+            c.cycles += self.spec.lat.memory_cycles;
+            c.bridge_transactions += 1;
             if self.spec.prefetch_next_line {
                 self.prefetch_l2(me, line + 1, c);
             }
@@ -207,14 +207,14 @@ impl Caches {
             return;
         }
         self.l2[l2].stats.prefetches += 1;
-        c.bridge += 1 + self.l2[l2].fill(line, false).is_some() as u32;
+        c.bridge_transactions += 1 + self.l2[l2].fill(line, false).is_some() as u32;
     }
 
     /// An instruction fetch of the line holding `addr` by CPU `p`.
     pub fn fetch(&mut self, p: usize, addr: u64) -> Cost {
         let mut c = Cost {
-            cycles: self.spec.lat.l1i_read,
-            bridge: 0,
+            cycles: self.spec.lat.l1i_read_cycles,
+            bridge_transactions: 0,
         };
         let line = self.l1i[p].line_of(addr);
         if !self.l1i[p].read(line).hit {
@@ -246,8 +246,8 @@ impl Caches {
     /// A data read of the line holding `addr` by CPU `p`.
     pub fn read(&mut self, p: usize, addr: u64) -> Cost {
         let mut c = Cost {
-            cycles: self.spec.lat.l1d_read,
-            bridge: 0,
+            cycles: self.spec.lat.l1d_read_cycles,
+            bridge_transactions: 0,
         };
         let line = self.l1d[p].line_of(addr);
         if self.l1d[p].read(line).hit {
@@ -272,8 +272,8 @@ impl Caches {
     /// copies are invalidated.
     pub fn write(&mut self, p: usize, addr: u64) -> Cost {
         let mut c = Cost {
-            cycles: self.spec.lat.l1d_write,
-            bridge: 0,
+            cycles: self.spec.lat.l1d_write_cycles,
+            bridge_transactions: 0,
         };
         let line = self.l1d[p].line_of(addr);
         self.l1d[p].write(line);

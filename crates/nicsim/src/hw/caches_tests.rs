@@ -15,12 +15,12 @@ pub(crate) fn table_4_17(l2_shared: bool) -> Spec {
         l2: g(512 << 10, 128, 8, true),
         l2_shared,
         lat: Latencies {
-            l1i_read: 2.0,
-            l1d_read: 3.0,
-            l1d_write: 3.0,
-            l2_read: 5.0,
-            l2_write: 5.0,
-            memory: 60.0,
+            l1i_read_cycles: 2.0,
+            l1d_read_cycles: 3.0,
+            l1d_write_cycles: 3.0,
+            l2_read_cycles: 5.0,
+            l2_write_cycles: 5.0,
+            memory_cycles: 60.0,
         },
         dma: DmaPolicy::Invalidate,
         prefetch_next_line: false,
@@ -34,7 +34,7 @@ fn a_read_pays_each_level_it_passes_through() {
         c.read(0, 0x1000),
         Cost {
             cycles: 68.0,
-            bridge: 1
+            bridge_transactions: 1
         }
     );
     assert_eq!(c.read(0, 0x1000).cycles, 3.0);
@@ -43,7 +43,7 @@ fn a_read_pays_each_level_it_passes_through() {
         c.read(0, 0x1040),
         Cost {
             cycles: 8.0,
-            bridge: 0
+            bridge_transactions: 0
         }
     );
     assert_eq!(c.fetch(0, 0x1000).cycles, 2.0 + 5.0);
@@ -70,9 +70,12 @@ fn a_working_set_that_fits_l1_hits_every_time_after_warm_up() {
 fn write_through_l1d_sends_every_write_to_the_l2_and_write_back_l2_defers_memory() {
     let mut c = Caches::new(table_4_17(false), 1).unwrap();
     let first = c.write(0, 0x2000);
-    assert_eq!((first.cycles, first.bridge), (3.0 + 5.0 + 60.0, 1));
+    assert_eq!(
+        (first.cycles, first.bridge_transactions),
+        (3.0 + 5.0 + 60.0, 1)
+    );
     let again = c.write(0, 0x2000);
-    assert_eq!((again.cycles, again.bridge), (8.0, 0));
+    assert_eq!((again.cycles, again.bridge_transactions), (8.0, 0));
     let [_, l1d, l2] = c.stats(0);
     assert_eq!(
         (l1d.write_misses, l1d.write_hits),
@@ -99,7 +102,10 @@ fn mesi_between_two_private_l2s() {
     assert_eq!(c.coherence[0].invalidated, 2, "its L1D and its L2 copy");
     let r = c.read(0, a);
     assert_eq!(c.coherence[0].transfers, 1);
-    assert_eq!(r.bridge, 2, "the owner's write-back and the fill");
+    assert_eq!(
+        r.bridge_transactions, 2,
+        "the owner's write-back and the fill"
+    );
     assert_eq!((c.state(0, a), c.state(1, a)), (Mesi::Shared, Mesi::Shared));
 }
 
@@ -112,7 +118,7 @@ fn under_a_shared_l2_a_write_invalidates_the_other_l1d_and_the_reread_is_a_trans
     c.write(0, a);
     assert_eq!(c.coherence[1].invalidated, 1);
     let r = c.read(1, a);
-    assert_eq!((r.cycles, r.bridge), (8.0, 0), "an L2 hit");
+    assert_eq!((r.cycles, r.bridge_transactions), (8.0, 0), "an L2 hit");
     assert_eq!(c.coherence[1].transfers, 1);
     assert_eq!(c.read(1, a).cycles, 3.0);
     assert_eq!(c.coherence[1].transfers, 1);

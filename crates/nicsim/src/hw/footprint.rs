@@ -123,13 +123,16 @@ impl Layout {
         for k in k0..k0 + distinct {
             add(cost, caches.fetch(p, base + (k % lines) * self.line));
         }
-        cost.cycles += (k1 - k0 - distinct) as f64 * caches.latencies().l1i_read;
+        cost.cycles += (k1 - k0 - distinct) as f64 * caches.latencies().l1i_read_cycles;
     }
 
     fn data(&self, caches: &mut Caches, p: usize, part: &Part, d: &JobData, cost: &mut Cost) {
         let refs = part.refs;
         let lat = caches.latencies();
-        let (hit_read, hit_write) = (lat.l1d_read, lat.l1d_write + lat.l2_write);
+        let (hit_read, hit_write) = (
+            lat.l1d_read_cycles,
+            lat.l1d_write_cycles + lat.l2_write_cycles,
+        );
         let flow = d.flow as u64 * FLOW_STRIDE;
         // (region, offset of the job's first byte, span the offsets wrap in)
         let rx = (RX_BUFFER + flow, d.buffer_addr as u64, self.span);
@@ -219,7 +222,8 @@ impl Layout {
             }
         }
         let lat = caches.latencies();
-        let hit = (1.0 - s) * lat.l1d_read + s * (lat.l1d_write + lat.l2_write);
+        let hit =
+            (1.0 - s) * lat.l1d_read_cycles + s * (lat.l1d_write_cycles + lat.l2_write_cycles);
         settle(cost, lines_cost, visit + stores, part.refs, hit);
     }
 }
@@ -230,7 +234,7 @@ impl Layout {
 /// to its references, so the profile's counts stay authoritative.
 fn settle(cost: &mut Cost, lines: Cost, n: u64, refs: f64, hit: f64) {
     let n = n as f64;
-    cost.bridge += lines.bridge;
+    cost.bridge_transactions += lines.bridge_transactions;
     cost.cycles += if refs >= n {
         lines.cycles + (refs - n) * hit
     } else {
@@ -240,5 +244,5 @@ fn settle(cost: &mut Cost, lines: Cost, n: u64, refs: f64, hit: f64) {
 
 fn add(total: &mut Cost, c: Cost) {
     total.cycles += c.cycles;
-    total.bridge += c.bridge;
+    total.bridge_transactions += c.bridge_transactions;
 }

@@ -97,12 +97,12 @@ impl Detailed {
             l2: g(c.l2_size_bytes, c.l2_line_bytes, c.l2_ways, true),
             l2_shared: c.l2_shared,
             lat: Latencies {
-                l1i_read: c.l1i_read_cycles,
-                l1d_read: c.l1d_read_cycles,
-                l1d_write: c.l1d_write_cycles,
-                l2_read: c.l2_read_cycles,
-                l2_write: c.l2_write_cycles,
-                memory: c.memory_cycles,
+                l1i_read_cycles: c.l1i_read_cycles,
+                l1d_read_cycles: c.l1d_read_cycles,
+                l1d_write_cycles: c.l1d_write_cycles,
+                l2_read_cycles: c.l2_read_cycles,
+                l2_write_cycles: c.l2_write_cycles,
+                memory_cycles: c.memory_cycles,
             },
             dma: match c.dma_policy {
                 DmaCachePolicy::Invalidate => DmaPolicy::Invalidate,
@@ -213,9 +213,9 @@ impl MemoryHierarchy {
                 for part in c.parts() {
                     let k = d.layout.price(&mut d.caches, p, part, &c.data);
                     cost.cycles += k.cycles;
-                    cost.bridge += k.bridge;
+                    cost.bridge_transactions += k.bridge_transactions;
                 }
-                (cost.cycles, cost.bridge as f64)
+                (cost.cycles, cost.bridge_transactions as f64)
             }
             _ => {
                 if c.refs <= 0.0 {

@@ -205,9 +205,12 @@ impl Node {
     /// host CPU the policy picks now. NAPI keeps a device on one CPU while it is polled:
     /// the device raises again only after its poll ended.
     fn distribute_irq(&mut self, d: DevId) {
+        if matches!(self.irq_distribution, NicIrq::Same | NicIrq::Spread) {
+            return;
+        }
         let hosts = self.procs.iter().filter(|p| !p.id.is_nic()).count();
         let to = match self.irq_distribution {
-            NicIrq::Same | NicIrq::Spread => return,
+            NicIrq::Same | NicIrq::Spread => unreachable!("fixed affinity returned above"),
             NicIrq::RoundRobin => {
                 self.irq_turn = (self.irq_turn + 1) % hosts;
                 self.irq_turn
