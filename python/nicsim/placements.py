@@ -14,6 +14,9 @@ PLACEMENTS: dict[str, dict[str, str]] = {
     # cpu1 takes interrupts, runs the driver and the copy; TCP/IP on the NIC; cpu0 runs only
     # the application (§5.7, Q27).
     "hybrid": dict(driver="cpu1", protocol="nic_cpu", comm_thread="cpu1", app="cpu0", irq_path="ioapic", rx_mode="ring_accumulate"),
+    # The host runs everything it owns as in base; the NIC processor sees every frame first,
+    # runs TCP for the connections handed to it and forwards the rest (handoff.md §2).
+    "handoff": dict(driver="cpu0", protocol="cpu0", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="handoff"),
 }
 
 # Processors each placement needs, so presets can size the hardware.
@@ -22,4 +25,5 @@ NEEDS = {
     "offload": dict(cpus=1, nic_cpu=True),
     "onload": dict(cpus=2, nic_cpu=False),
     "hybrid": dict(cpus=2, nic_cpu=True),
+    "handoff": dict(cpus=1, nic_cpu=True),
 }

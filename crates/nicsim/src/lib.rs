@@ -14,6 +14,7 @@
 pub mod config;
 pub mod derived;
 pub mod engine;
+pub mod handoff;
 pub mod hw;
 pub mod node;
 pub mod os;

@@ -2,8 +2,8 @@
 
 use crate::config::STAGE_NAMES;
 use crate::stats::catalogue::{
-    ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, LOCK_COUNTERS,
-    NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
+    ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, HANDOFF_COUNTERS,
+    LOCK_COUNTERS, NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
 };
 use crate::stats::Window;
 use crate::system::World;
@@ -73,6 +73,17 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
             let rest = &rest[DMA_CACHE_COUNTERS.len()..];
             for (c, &v) in LOCK_COUNTERS.iter().zip(rest) {
                 insert(&mut node, c.key, figure(c.unit, v, secs, clock));
+            }
+        }
+        if let Some(h) = &w.nodes[i].handoff {
+            let rest = &rest[DMA_CACHE_COUNTERS.len() + LOCK_COUNTERS.len()..];
+            for (c, &v) in HANDOFF_COUNTERS.iter().zip(rest) {
+                insert(&mut node, c.key, figure(c.unit, v, secs, clock));
+            }
+            if let (Some(Value::Object(o)), Value::Object(more)) =
+                (node.get_mut("handoff"), h.window_json(win.start, win.end))
+            {
+                o.extend(more);
             }
         }
         nodes.insert(format!("node{i}"), Value::Object(node));

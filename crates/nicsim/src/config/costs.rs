@@ -108,10 +108,21 @@ pub struct Costs {
     /// The local timer interrupt's work: update_process_times, scheduler_tick, the timer
     /// softirq's check (with `sched.tick_hz`).
     pub timer_tick: StageCost,
+    /// The handoff NIC's lookup of a received frame's connection, and each further chain step.
+    pub nic_lookup: StageCost,
+    pub nic_lookup_step: StageCost,
+    /// The handoff NIC forwarding one host packet, either way.
+    pub nic_forward: StageCost,
+    /// The handoff NIC decoding and executing one command, and writing one event.
+    pub nic_command: StageCost,
+    pub nic_event: StageCost,
+    /// The host driver's side of one handoff command, and of one NIC event.
+    pub handoff_driver: StageCost,
+    pub handoff_event: StageCost,
 }
 
 /// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
-pub const STAGE_NAMES: [&str; 40] = [
+pub const STAGE_NAMES: [&str; 47] = [
     "irq_entry",
     "irq_exit",
     "ipi_handler",
@@ -152,11 +163,18 @@ pub const STAGE_NAMES: [&str; 40] = [
     "udp_tx",
     "udp_rx",
     "timer_tick",
+    "nic_lookup",
+    "nic_lookup_step",
+    "nic_forward",
+    "nic_command",
+    "nic_event",
+    "handoff_driver",
+    "handoff_event",
 ];
 
 impl Costs {
     /// Every stage, in declaration order: the order their ids and code are laid out in.
-    pub fn stages_mut(&mut self) -> [&mut StageCost; 40] {
+    pub fn stages_mut(&mut self) -> [&mut StageCost; 47] {
         [
             &mut self.irq_entry,
             &mut self.irq_exit,
@@ -198,6 +216,13 @@ impl Costs {
             &mut self.udp_tx,
             &mut self.udp_rx,
             &mut self.timer_tick,
+            &mut self.nic_lookup,
+            &mut self.nic_lookup_step,
+            &mut self.nic_forward,
+            &mut self.nic_command,
+            &mut self.nic_event,
+            &mut self.handoff_driver,
+            &mut self.handoff_event,
         ]
     }
 

@@ -6,8 +6,10 @@ use crate::units::{BitRate, Duration, Freq};
 use serde::{Deserialize, Serialize};
 
 mod costs;
+mod handoff;
 mod memory;
 pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
+pub use handoff::{Handoff, NicPriority, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -30,6 +32,7 @@ pub struct Config {
     pub udp: Udp,
     pub sched: Sched,
     pub offload: Offload,
+    pub handoff: Handoff,
     pub smp: Smp,
     pub rx: RxPath,
     /// One resolved placement per node: the clients first (they send in streaming runs),
@@ -323,6 +326,9 @@ pub enum RxMode {
     HostRing,
     /// Frames accumulate in NIC memory and move in one burst per flush (offload, hybrid).
     RingAccumulate,
+    /// The NIC processor looks up every frame: it runs TCP for the connections handed to it
+    /// and forwards the rest to the host ring (connection handoff, handoff.md).
+    Handoff,
 }
 
 /// Which processor runs each group of stages, and where interrupts go. Pure data.

@@ -113,6 +113,8 @@ pub enum Notice {
     Reschedule,
     /// A background cross-call (TLB shootdown, function call): only its cost.
     CrossCall,
+    /// An event from the handoff NIC (an interrupt; the event's work is `handoff_event`).
+    NicEvent,
 }
 
 const MAX_PIECES: usize = 8;

@@ -39,4 +39,8 @@ pub enum Effect {
         bytes: u64,
     },
     UdpRead(UdpId),
+    /// The handoff NIC's processor finished the task it is serving.
+    Firmware,
+    /// An owned connection's NIC slot is freed (it reached TIME_WAIT or closed).
+    Released(ConnId),
 }

@@ -14,6 +14,7 @@ pub mod netdev;
 
 use crate::config::{Category, Config, Costs, MemMode, NicIrq, ProcName, StageCost};
 use crate::derived;
+use crate::handoff::HandoffNic;
 use crate::hw::apic::Apic;
 use crate::hw::bus::IoBus;
 use crate::hw::cpu::{Job, JobData, LockRef, Piece, Processor, Then, Touches};
@@ -78,6 +79,8 @@ pub struct Node {
     /// Threads whose operation finished, for the workload to act on.
     pub done: VecDeque<usize>,
     pub stats: NodeStats,
+    /// The connection-handoff NIC's state, if the node has one (`placement.rx_mode`).
+    pub handoff: Option<Box<HandoffNic>>,
 }
 
 /// Where an outgoing frame goes: the links and the switch between the nodes.
@@ -166,7 +169,7 @@ impl Node {
         // The protocol runs in the interrupted processor's softirq unless the placement gives
         // it a processor of its own.
         let own_protocol = roles.protocol != roles.driver;
-        let devs = devs
+        let devs: Vec<NetDev> = devs
             .iter()
             .map(|&(addr, irq)| {
                 let irq = irq.unwrap_or(roles.irq_target);
@@ -176,9 +179,18 @@ impl Node {
                 NetDev::new(Nic::new(params), dma, addr, irq, protocol, fifo)
             })
             .collect();
+        let handoff = match roles.firmware {
+            Some(fw) if devs.len() == 1 => {
+                let rate_ips = cfg.cpu.clock_hz.0 as f64 / derived::cpi(cfg, ProcName::NicCpu);
+                Some(Box::new(HandoffNic::new(cfg, fw, rate_ips)?))
+            }
+            Some(_) => return Err("placement.rx_mode = handoff: the node must have one NIC (topology.server_nics = 1)".into()),
+            None => None,
+        };
         Ok(Node {
             id,
             roles,
+            handoff,
             mem,
             io: derived::io_bus(cfg),
             apic: Apic::new(

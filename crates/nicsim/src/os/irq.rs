@@ -55,6 +55,13 @@ impl Node {
                 }
                 j.with(self.piece(&c.irq_exit, 0, 1))
             }
+            IrqKind::Notice(Notice::NicEvent) => {
+                self.procs[p].stats.irqs_nic += 1;
+                Job::new(Then::Notified(Notice::NicEvent))
+                    .with(self.piece(&c.irq_entry, 0, 1))
+                    .with(self.piece(&c.handoff_event, 0, 1))
+                    .with(self.piece(&c.irq_exit, 0, 1))
+            }
             IrqKind::Notice(n) => {
                 self.procs[p].stats.irqs_ipi += 1;
                 match self.cfg.smp.notification_handler {

@@ -194,7 +194,8 @@ impl Node {
         match then {
             Then::HardIrq { dev, taken } => self.after_hardirq(eng, p, dev as usize, taken),
             Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(p),
-            Then::Notified(Notice::Reschedule | Notice::CrossCall) | Then::Nothing => {}
+            Then::Notified(Notice::Reschedule | Notice::CrossCall | Notice::NicEvent)
+            | Then::Nothing => {}
             Then::Softirq => {
                 let e = self.sq[p].effect.take().unwrap_or(Effect::None);
                 self.apply_softirq(eng, wire, p, e);

@@ -201,6 +201,13 @@ impl Node {
                 };
                 let bell = self.toe_doorbell(tid);
                 let fold = self.csum_fold(n);
+                // SEND on an owned connection; or the send that hands it over (threshold).
+                let [drv, ring] = self.command_if_owned(conn);
+                let [hdrv, hring] = if self.handoff_choose(conn, false) {
+                    self.command_pieces()
+                } else {
+                    [Piece::default(); 2]
+                };
                 mk(
                     self,
                     Effect::Copied {
@@ -213,6 +220,10 @@ impl Node {
                         fold,
                         self.piece(&c.skb_alloc, 0, 1),
                         bell,
+                        drv,
+                        ring,
+                        hdrv,
+                        hring,
                     ],
                 )
                 .map(|j| j.with_data(data))
@@ -233,6 +244,7 @@ impl Node {
                     ..Node::data(tcp.flow, tcp.read_seq(), avail)
                 };
                 let bell = self.toe_doorbell(tid);
+                let [drv, ring] = self.command_if_owned(conn);
                 mk(
                     self,
                     Effect::Read { conn, bytes: avail },
@@ -241,6 +253,8 @@ impl Node {
                             .touching(Touches::CopyOut),
                         self.piece(&c.skb_free, 0, skbs),
                         bell,
+                        drv,
+                        ring,
                     ],
                 )
                 .map(|j| j.with_data(data))
@@ -276,13 +290,29 @@ impl Node {
                     self.block(tid, 0, Wait::Accept);
                     return None;
                 }
-                mk(self, Effect::Accept, &[self.piece(&c.accept_syscall, 0, 1)])
+                // FCFS selection hands a connection over as it is accepted.
+                let next = self
+                    .listener
+                    .as_ref()
+                    .and_then(|l| l.ready.front().copied());
+                let [drv, ring] = match next {
+                    Some(conn) if self.handoff_choose(conn, true) => self.command_pieces(),
+                    _ => [Piece::default(); 2],
+                };
+                mk(
+                    self,
+                    Effect::Accept,
+                    &[self.piece(&c.accept_syscall, 0, 1), drv, ring],
+                )
             }
-            Op::Close { conn } => mk(
-                self,
-                Effect::Close(conn),
-                &[self.piece(&c.close_syscall, 0, 1)],
-            ),
+            Op::Close { conn } => {
+                let [drv, ring] = self.command_if_owned(conn);
+                mk(
+                    self,
+                    Effect::Close(conn),
+                    &[self.piece(&c.close_syscall, 0, 1), drv, ring],
+                )
+            }
             // A datagram goes down the whole stack in the calling thread (a TOE runs TCP only).
             Op::SendTo { sock, bytes } => {
                 if !self.udp[sock].can_send() {
@@ -413,6 +443,7 @@ impl Node {
             Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
             Effect::Copied { conn, bytes, push } => {
                 self.stats.copy_bytes += bytes;
+                self.handoff_issue(eng, wire, conn);
                 let tcp = self.tcp_mut(conn);
                 tcp.write(bytes, push);
                 let segs = tcp.output(now);
@@ -444,6 +475,9 @@ impl Node {
             Effect::Accept => {
                 // Another thread may have taken the connection first: then this one sleeps.
                 if let Some(c) = self.take_accepted() {
+                    if self.handoff.is_some() {
+                        self.handoff_issue(eng, wire, c);
+                    }
                     self.threads[tid].accepted = Some(c);
                     self.threads[tid].left = 0;
                 }
@@ -481,7 +515,10 @@ impl Node {
         self.threads[tid].woken = true;
         self.set_runnable(tid, true);
         let p = self.threads[tid].proc;
-        if p != from {
+        if self.fw() == Some(from) {
+            // The handoff NIC's RECV_DATA, SEND_ACKED or CONN_EVENT for a waiting thread.
+            self.notify(eng, p, Notice::NicEvent);
+        } else if p != from {
             self.notify(eng, p, Notice::Reschedule);
         } else {
             self.kick(eng, wire, p);

@@ -50,6 +50,8 @@ pub struct Roles {
     pub tx_output: TxOutput,
     /// How a host CPU tells the NIC processor there is work (an IPI to any host CPU).
     pub kick: SoftirqKick,
+    /// The NIC processor of a connection-handoff NIC, which sees every frame first.
+    pub firmware: Option<usize>,
 }
 
 /// Processors of a node, in index order.
@@ -86,12 +88,19 @@ impl Roles {
         let napi = rx_notify == RxNotify::Napi && !p.per_packet_irq;
         let receive = match (p.rx_mode, napi) {
             (RxMode::RingAccumulate, _) => Receive::RingAccumulate,
-            (RxMode::HostRing, true) => Receive::NapiPoll,
-            (RxMode::HostRing, false) => Receive::NetifRx,
+            (RxMode::HostRing | RxMode::Handoff, true) => Receive::NapiPoll,
+            (RxMode::HostRing | RxMode::Handoff, false) => Receive::NetifRx,
         };
         let acks = match (receive, ack_path) {
             (Receive::RingAccumulate, AckPath::NicLocal) => Acks::NicLocal,
             _ => Acks::Host,
+        };
+        let nic = procs.iter().position(|n| *n == ProcName::NicCpu);
+        let firmware = match p.rx_mode {
+            RxMode::Handoff => Some(nic.ok_or(
+                "placement.rx_mode = handoff needs the NIC processor (nic_cpu.present = true)",
+            )?),
+            _ => None,
         };
         let r = Roles {
             driver: index_of(procs, p.driver, "driver")?,
@@ -104,8 +113,8 @@ impl Roles {
             acks,
             tx_output: p.tx_output,
             kick,
+            firmware,
         };
-        let nic = procs.iter().position(|n| *n == ProcName::NicCpu);
         if Some(r.comm) == nic || Some(r.app) == nic {
             return Err(
                 "placement: threads cannot run on nic_cpu, which runs only protocol work".into(),

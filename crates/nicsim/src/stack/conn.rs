@@ -2,6 +2,7 @@
 //! timers; and a listening socket's. What the node does with them is in `socket` and
 //! `listen`.
 
+use crate::handoff::Owner;
 use crate::hw::frame::NodeAddr;
 use crate::node::netdev::DevId;
 use crate::stack::tcp::Tcp;
@@ -36,6 +37,11 @@ pub struct Conn {
     pub rx_payload_bytes: u64,
     /// Payload this end handed to the driver (retransmissions included).
     pub tx_payload_bytes: u64,
+    /// Who runs its TCP on a node with a handoff NIC, and whether a handoff was refused
+    /// (never tried again, handoff.md §7.1) or is on its way.
+    pub owner: Owner,
+    pub handoff_failed: bool,
+    pub(crate) handoff_pending: bool,
 }
 
 impl Conn {
@@ -58,6 +64,9 @@ impl Conn {
             bytes_read: 0,
             rx_payload_bytes: 0,
             tx_payload_bytes: 0,
+            owner: Owner::Host,
+            handoff_failed: false,
+            handoff_pending: false,
         }
     }
 }

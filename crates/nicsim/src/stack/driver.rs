@@ -3,6 +3,8 @@
 
 use crate::config::NicIrq;
 use crate::engine::Engine;
+use crate::handoff::queues::Class;
+use crate::handoff::Owner;
 use crate::hw::cpu::{Ctx, Processor};
 use crate::hw::dma::Chan;
 use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES};
@@ -34,6 +36,10 @@ impl Node {
             self.send_frame(eng, wire, d, f);
             return;
         }
+        if self.conns[c].owner == Owner::Nic && self.handoff.is_some() {
+            self.fw_xmit(eng, wire, d, f, seg);
+            return;
+        }
         self.queue_tx(eng, d, f);
     }
 
@@ -53,7 +59,19 @@ impl Node {
     /// send longer than an MSS leaves as MSS frames that repeat its header (`tso_frames`).
     pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, d: DevId, f: Frame) {
         let bytes = f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes;
-        let frames = match f.payload {
+        let frames = self.tso_cut(f);
+        if let Some(h) = &mut self.handoff {
+            h.tx_dma.push_back(Some((Class::Host, eng.now())));
+        }
+        let dev = &mut self.devs[d];
+        dev.nic.tx_used += 1;
+        dev.dma.request(Chan::Tx, frames, bytes);
+        self.dma_next(eng, d, Chan::Tx);
+    }
+
+    /// The frames a send leaves as: MSS frames with TSO, else itself.
+    pub(crate) fn tso_cut(&self, f: Frame) -> Vec<Frame> {
+        match f.payload {
             Payload::Tcp(seg) if self.cfg.nic.tso => {
                 let mss = self
                     .conn_of(seg.flow)
@@ -61,11 +79,7 @@ impl Node {
                 tso_frames(f, seg, mss)
             }
             _ => vec![f],
-        };
-        let dev = &mut self.devs[d];
-        dev.nic.tx_used += 1;
-        dev.dma.request(Chan::Tx, frames, bytes);
-        self.dma_next(eng, d, Chan::Tx);
+        }
     }
 
     /// Transmit buffers reclaimed: descriptors free up for packets the qdisc held.
@@ -119,11 +133,20 @@ impl Node {
                             }
                         }
                     }
-                    for f in frames {
-                        self.send_frame(eng, wire, d, f);
+                    // A handoff NIC's processor forwards the host's frames; its own go out.
+                    let host = match self.handoff {
+                        Some(_) => self.fw_tx_dma_done(eng, wire, frames),
+                        None => {
+                            for f in frames {
+                                self.send_frame(eng, wire, d, f);
+                            }
+                            true
+                        }
+                    };
+                    if host {
+                        let decision = self.devs[d].nic.tx_sent(eng.now(), n);
+                        self.irq_decision(eng, d, decision);
                     }
-                    let decision = self.devs[d].nic.tx_sent(eng.now(), n);
-                    self.irq_decision(eng, d, decision);
                     // A full FIFO holds the next fetch until the link drains (line rate).
                     let fifo = self.devs[d].tx_fifo;
                     let at = wire.uplink_drained_to(eng.now(), self.devs[d].addr, fifo);
@@ -140,6 +163,9 @@ impl Node {
     }
 
     pub(crate) fn rx_dma_done(&mut self, eng: &mut Engine<Ev>, d: DevId, frames: Vec<Frame>) {
+        if self.handoff.is_some() {
+            self.fw_rx_dma_done(eng.now());
+        }
         if self.mem.detailed.is_some() {
             for f in &frames {
                 let seq = match f.payload {
@@ -236,18 +262,13 @@ impl Node {
     /// A frame's last bit reached device `d`'s MAC.
     pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, f: Frame) {
         self.stats.wire_arrived_bytes += wire_bytes(f.hdr.ip_bytes());
+        if self.handoff.is_some() {
+            self.fw_arrive(eng, wire, f);
+            return;
+        }
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
-                if !self.devs[d].nic.accept_rx(&f) {
-                    self.stats.count_drop(&f.hdr);
-                } else {
-                    let bytes = f.hdr.ip_bytes()
-                        + ETH_HEADER_BYTES
-                        + self.cfg.nic.descriptor_bytes
-                        + self.cfg.nic.status_block_bytes;
-                    self.devs[d].dma.request(Chan::Rx, vec![f], bytes);
-                    self.dma_next(eng, d, Chan::Rx);
-                }
+                self.dma_to_host_ring(eng, d, f);
             }
             Receive::RingAccumulate => {
                 if self.roles.acks == Acks::NicLocal && f.hdr.pure_ack {
@@ -287,6 +308,22 @@ impl Node {
                 }
             }
         }
+    }
+
+    /// Frame `f` into a free buffer of device `d`'s host ring by DMA, or dropped and counted
+    /// when none is posted; true if taken.
+    pub(crate) fn dma_to_host_ring(&mut self, eng: &mut Engine<Ev>, d: DevId, f: Frame) -> bool {
+        if !self.devs[d].nic.accept_rx(&f) {
+            self.stats.count_drop(&f.hdr);
+            return false;
+        }
+        let bytes = f.hdr.ip_bytes()
+            + ETH_HEADER_BYTES
+            + self.cfg.nic.descriptor_bytes
+            + self.cfg.nic.status_block_bytes;
+        self.devs[d].dma.request(Chan::Rx, vec![f], bytes);
+        self.dma_next(eng, d, Chan::Rx);
+        true
     }
 
     pub fn on_acc_idle(&mut self, eng: &mut Engine<Ev>, d: DevId, at: Time) {

@@ -15,6 +15,9 @@ impl Node {
     /// The next step of the receive softirq on processor `p`, or None when it ends. It polls
     /// the devices whose protocol runs on `p`.
     pub(crate) fn softirq_job(&mut self, p: usize) -> Option<Job> {
+        if self.fw() == Some(p) {
+            return self.fw_job(p);
+        }
         let cfg = Rc::clone(&self.cfg);
         let c = &cfg.costs;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
@@ -235,6 +238,8 @@ impl Node {
                 Payload::Udp => self.udp_input(p, f),
                 _ => self.tcp_input(eng, p, f),
             },
+            Effect::Firmware => self.apply_firmware(eng, wire, p),
+            Effect::Released(conn) => self.release(eng, conn),
             Effect::PollEnd => {
                 // The poll re-enables the interrupts of the devices it polled.
                 for d in 0..self.devs.len() {

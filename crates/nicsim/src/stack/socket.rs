@@ -176,7 +176,7 @@ impl Node {
     /// The processor that runs the protocol for flow `flow`'s device here.
     pub(crate) fn protocol_of(&self, flow: FlowId) -> usize {
         let c = self.conn_of(flow).expect("a segment of an open connection");
-        self.devs[self.conns[c].dev].protocol
+        self.conn_proc(c)
     }
 
     /// Header bytes TCP and IP add to a segment's payload.
@@ -202,7 +202,7 @@ impl Node {
         };
         if fire {
             // The timer softirq of the processor that runs the connection's protocol.
-            let p = self.devs[self.conns[c].dev].protocol;
+            let p = self.conn_proc(c);
             self.sq[p].timers.push_back((c, k));
             self.sq[p].pending = true;
             self.kick(eng, wire, p);
@@ -217,10 +217,18 @@ impl Node {
         eng: &mut Engine<Ev>,
         wire: &mut Wire,
         tid: usize,
-        segs: Vec<Segment>,
+        mut segs: Vec<Segment>,
     ) {
         if segs.is_empty() {
             return;
+        }
+        if self.handoff.is_some() {
+            let c = self
+                .conn_of(segs[0].flow)
+                .expect("output of an open connection");
+            if self.output_to_nic(eng, wire, c, &mut segs) {
+                return;
+            }
         }
         if self.roles.tx_output == TxOutput::Thread {
             self.threads[tid].xmit.extend(segs);

@@ -4,6 +4,7 @@
 //! counter is one line here (and its schema line in `docs/output.md`).
 
 use crate::config::CATEGORY_COUNT;
+use crate::handoff::HandoffStats;
 use crate::hw::cache::CacheStats;
 use crate::hw::caches::{Coherence, DmaCacheStats};
 use crate::hw::cpu::Processor;
@@ -169,6 +170,61 @@ pub const LOCK_COUNTERS: &[Counter] = &[
     }),
     c("locks.dev_queue.spin_us", Unit::Micros, |n| {
         queue_lock(n, |l| l.spin_ps)
+    }),
+];
+
+/// A handoff-NIC counter (zero on a node without one).
+fn handoff(n: &Node, f: fn(&HandoffStats) -> u64) -> f64 {
+    n.handoff.as_ref().map_or(0.0, |h| f(&h.stats) as f64)
+}
+
+/// The connection-handoff NIC, per node that has one (handoff.md §11).
+pub const HANDOFF_COUNTERS: &[Counter] = &[
+    c("handoff.attempts", Unit::Count, |n| {
+        handoff(n, |s| s.attempts)
+    }),
+    c("handoff.handoffs", Unit::Count, |n| {
+        handoff(n, |s| s.handoffs)
+    }),
+    c("handoff.nacks_limit", Unit::Count, |n| {
+        handoff(n, |s| s.nacks_limit)
+    }),
+    c("handoff.nacks_closed", Unit::Count, |n| {
+        handoff(n, |s| s.nacks_closed)
+    }),
+    c("handoff.released", Unit::Count, |n| {
+        handoff(n, |s| s.released)
+    }),
+    c("handoff.commands", Unit::Count, |n| {
+        handoff(n, |s| s.commands)
+    }),
+    c("handoff.events", Unit::Count, |n| handoff(n, |s| s.events)),
+    c("handoff.packets_per_s.rx_host", Unit::PerSecond, |n| {
+        handoff(n, |s| s.rx_frames[0])
+    }),
+    c("handoff.packets_per_s.rx_nic", Unit::PerSecond, |n| {
+        handoff(n, |s| s.rx_frames[1])
+    }),
+    c("handoff.packets_per_s.tx_host", Unit::PerSecond, |n| {
+        handoff(n, |s| s.tx_frames[0])
+    }),
+    c("handoff.packets_per_s.tx_nic", Unit::PerSecond, |n| {
+        handoff(n, |s| s.tx_frames[1])
+    }),
+    c("handoff.queue_drops.host", Unit::Count, |n| {
+        handoff(n, |s| s.queue_drops[0])
+    }),
+    c("handoff.queue_drops.nic", Unit::Count, |n| {
+        handoff(n, |s| s.queue_drops[1])
+    }),
+    c("handoff.dma_bytes.payload", Unit::Count, |n| {
+        handoff(n, |s| s.payload_dma_bytes)
+    }),
+    c("handoff.dma_bytes.state", Unit::Count, |n| {
+        handoff(n, |s| s.state_dma_bytes)
+    }),
+    c("handoff.over_soft_limit_evaluations", Unit::Count, |n| {
+        handoff(n, |s| s.over_soft_limit)
     }),
 ];
 

@@ -9,8 +9,8 @@ use crate::config::CATEGORY_COUNT;
 use crate::node::Node;
 use crate::units::Time;
 use catalogue::{
-    ProcReading, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, LOCK_COUNTERS,
-    NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
+    ProcReading, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, HANDOFF_COUNTERS,
+    LOCK_COUNTERS, NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
 };
 
 #[derive(Clone, Debug, Default)]
@@ -87,6 +87,7 @@ impl Snapshot {
                     .iter()
                     .chain(DMA_CACHE_COUNTERS)
                     .chain(LOCK_COUNTERS)
+                    .chain(HANDOFF_COUNTERS)
                     .map(|c| (c.read)(n))
                     .collect(),
             })

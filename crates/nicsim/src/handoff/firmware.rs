@@ -1,0 +1,346 @@
+//! The handoff NIC's processor (handoff.md §2.2, §3, §5): the lookup at the MAC, then one
+//! task at a time from its two queues: forwarding host packets either way, TCP input for
+//! owned connections, the host's commands, and the segments, events and timers that owned
+//! connections need. NIC work is priced by the cost profile's stages at the NIC's
+//! instruction rate; the NIC's memory is folded into that rate (§8).
+
+use super::queues::Class;
+use super::{Owner, Task};
+use crate::config::NicPriority;
+use crate::engine::Engine;
+use crate::hw::cpu::{Job, Piece, Then, Touches};
+use crate::hw::dma::Chan;
+use crate::node::effect::Effect;
+use crate::node::netdev::DevId;
+use crate::node::{job_of, Ev, Node, Wire};
+use crate::stack::tcp::Segment;
+use crate::stack::{Frame, Payload};
+use std::rc::Rc;
+
+impl Node {
+    /// The NIC processor's index, on a node with a handoff NIC.
+    pub(crate) fn fw(&self) -> Option<usize> {
+        self.handoff.as_ref().map(|h| h.fw)
+    }
+
+    /// A frame reached the handoff NIC's MAC. The lookup sends a segment of an owned
+    /// connection to the NIC queue and anything else (SYNs, unknown flows, UDP) to the
+    /// host queue; load control looks at the NIC queue on every arrival (§6.2).
+    pub(crate) fn fw_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let owned = match f.payload {
+            Payload::Tcp(s) => !s.syn() && h.lookup.find(f.hdr.flow).0,
+            _ => false,
+        };
+        let (class, task) = if owned {
+            (Class::Nic, Task::Receive(f))
+        } else {
+            (Class::Host, Task::ForwardRx(f))
+        };
+        if h.queues.push(class, eng.now(), task).is_err() {
+            h.stats.queue_drops[class as usize] += 1;
+            self.stats.count_drop(&f.hdr);
+            return;
+        }
+        h.stats.rx_frames[class as usize] += 1;
+        if owned {
+            h.qlen += 1;
+            h.lc.evaluate(h.qlen, h.owned);
+            if h.owned > h.lc.soft_limit {
+                h.stats.over_soft_limit += 1;
+            }
+        }
+        self.kick_fw(eng, wire);
+    }
+
+    /// Queues a task for the NIC processor from the host side (a command after its doorbell,
+    /// or a transmitted host packet); false if its queue is full.
+    pub(crate) fn fw_queue(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        class: Class,
+        t: Task,
+    ) -> bool {
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        if h.queues.push(class, eng.now(), t).is_err() {
+            h.stats.queue_drops[class as usize] += 1;
+            return false;
+        }
+        self.kick_fw(eng, wire);
+        true
+    }
+
+    fn kick_fw(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire) {
+        let fw = self.fw().expect("a handoff NIC");
+        self.sq[fw].pending = true;
+        self.kick(eng, wire, fw);
+    }
+
+    /// The NIC processor's next task, or None when it has nothing to do. Work an owned
+    /// connection has pending (segments to build, events, timers) comes before the queues,
+    /// except that host-first lets no such work start while a host packet waits.
+    pub(crate) fn fw_job(&mut self, p: usize) -> Option<Job> {
+        let cfg = Rc::clone(&self.cfg);
+        let c = &cfg.costs;
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let host_waits = h.queues.priority == NicPriority::HostFirst && h.queues.host_waiting();
+        let sq = &mut self.sq[p];
+        sq.running = true;
+        sq.pending = false;
+        let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
+            s.sq[p].effect = Some(e);
+            Some(job_of(Then::Softirq, pieces))
+        };
+        if !host_waits {
+            if let Some(seg) = sq.xmit.pop_front() {
+                let pieces = [
+                    self.piece(&c.tx_tcp, 0, 1).touching(Touches::Connection),
+                    self.piece(&c.tx_ip, 0, 1),
+                ];
+                return mk(self, Effect::Xmit(seg), &pieces)
+                    .map(|j| j.with_data(Node::data(seg.flow, 0, 0)));
+            }
+            if let Some(tid) = sq.wake.pop_front() {
+                let to = self.threads[tid].proc;
+                let pieces = [self.piece(&c.nic_event, 0, 1), self.notify_cost(to)];
+                return mk(self, Effect::Wake(tid), &pieces);
+            }
+            if let Some((conn, k)) = sq.timers.pop_front() {
+                return mk(self, Effect::Timer(conn, k), &[self.piece(&c.timer, 0, 1)]);
+            }
+            if let Some(conn) = sq.teardown.pop_front() {
+                let to = self.devs[self.conns[conn].dev].irq;
+                let pieces = [self.piece(&c.nic_event, 0, 1), self.notify_cost(to)];
+                return mk(self, Effect::Released(conn), &pieces);
+            }
+        }
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let Some((class, at, task)) = h.queues.pop() else {
+            self.sq[p].running = false;
+            return None;
+        };
+        let lookup = |s: &Self, f: &Frame| {
+            let steps = s
+                .handoff
+                .as_ref()
+                .map_or(0, |h| h.lookup.find(f.hdr.flow).1);
+            [
+                s.piece(&c.nic_lookup, 0, 1),
+                s.piece(&c.nic_lookup_step, 0, steps),
+            ]
+        };
+        let mut pieces = Vec::with_capacity(5);
+        match &task {
+            Task::ForwardRx(f) => {
+                pieces.extend(lookup(self, f));
+                pieces.push(self.piece(&c.nic_forward, 0, 1));
+            }
+            Task::ForwardTx(_) => pieces.push(self.piece(&c.nic_forward, 0, 1)),
+            Task::Receive(f) => {
+                h.qlen -= 1;
+                let bytes = f.hdr.payload_bytes();
+                pieces.extend(lookup(self, f));
+                pieces.push(self.piece(&c.rx_ip, bytes, 1));
+                pieces.push(self.piece(&c.rx_tcp, bytes, 1));
+                if f.hdr.pure_ack {
+                    pieces.push(self.piece(&c.tx_ack, 0, 1));
+                }
+            }
+            Task::Handoff(conn) => {
+                let to = self.devs[self.conns[*conn].dev].irq;
+                pieces.push(self.piece(&c.nic_command, 0, 1));
+                pieces.push(self.piece(&c.nic_event, 0, 1));
+                pieces.push(self.notify_cost(to));
+            }
+            Task::Output(_) => pieces.push(self.piece(&c.nic_command, 0, 1)),
+        }
+        self.handoff.as_mut().expect("a handoff NIC").serving = Some((class, at, task));
+        mk(self, Effect::Firmware, &pieces)
+    }
+
+    /// The task the NIC processor served is done.
+    pub(crate) fn apply_firmware(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
+        let now = eng.now();
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let (class, at, task) = h.serving.take().expect("a task in service");
+        match task {
+            Task::ForwardRx(f) => {
+                if self.dma_to_host_ring(eng, 0, f) {
+                    self.handoff.as_mut().unwrap().rx_dma.push_back(Some(at));
+                }
+            }
+            Task::ForwardTx(f) => {
+                let h = self.handoff.as_mut().unwrap();
+                h.stats.tx_frames[class as usize] += 1;
+                h.stats.delays[class as usize]
+                    .tx_ps
+                    .push((now, (now - at).0));
+                self.send_frame(eng, wire, 0, f);
+            }
+            Task::Receive(f) => {
+                let bytes = f.hdr.payload_bytes();
+                let seq = match f.payload {
+                    Payload::Tcp(s) => s.seq,
+                    _ => 0,
+                };
+                let flow = f.hdr.flow;
+                let h = self.handoff.as_mut().unwrap();
+                h.stats.delays[class as usize]
+                    .rx_ps
+                    .push((now, (now - at).0));
+                self.tcp_input(eng, p, f);
+                if bytes > 0 {
+                    // The payload goes to the host's posted buffer by DMA (§4.4).
+                    self.nic_dma(eng, Chan::Rx, Vec::new(), bytes, None);
+                    self.handoff.as_mut().unwrap().stats.payload_dma_bytes += bytes;
+                    if self.mem.detailed.is_some() {
+                        self.mem.rx_dma(now, flow, seq, bytes);
+                    }
+                }
+            }
+            Task::Handoff(conn) => self.handoff_decide(eng, conn),
+            Task::Output(segs) => self.sq[p].xmit.extend(segs),
+        }
+    }
+
+    /// HANDOFF(conn) on the NIC: taken if load control admits it and the connection is still
+    /// open (its state comes over by DMA), refused otherwise; the host hears either way.
+    fn handoff_decide(&mut self, eng: &mut Engine<Ev>, conn: usize) {
+        let open = self.conns[conn].tcp.state() == crate::stack::tcp::State::Established;
+        let state_bytes = self.cfg.handoff.state_bytes;
+        let flow = self.conns[conn].tcp.flow;
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        h.stats.events += 1;
+        if open && h.lc.admits(h.owned) && self.conns[conn].owner == Owner::Chosen {
+            h.owned += 1;
+            h.stats.max_owned = h.stats.max_owned.max(h.owned);
+            h.stats.handoffs += 1;
+            h.stats.state_dma_bytes += state_bytes;
+            h.lookup.insert(flow);
+            self.conns[conn].owner = Owner::Nic;
+            self.nic_dma(eng, Chan::Tx, Vec::new(), state_bytes, None);
+        } else {
+            if open {
+                h.stats.nacks_limit += 1;
+            } else {
+                h.stats.nacks_closed += 1;
+            }
+            self.conns[conn].owner = Owner::Host;
+            self.conns[conn].handoff_failed = true;
+        }
+        let to = self.devs[self.conns[conn].dev].irq;
+        self.notify(eng, to, crate::hw::cpu::Notice::NicEvent);
+    }
+
+    /// An owned connection reached TIME_WAIT or closed: its NIC slot is freed and the host
+    /// keeps the rest (§4.5, TIME_WAIT is not held on the NIC).
+    pub(crate) fn release(&mut self, eng: &mut Engine<Ev>, conn: usize) {
+        if self.conns[conn].owner != Owner::Nic {
+            return;
+        }
+        let flow = self.conns[conn].tcp.flow;
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        h.owned -= 1;
+        h.stats.released += 1;
+        h.stats.events += 1;
+        h.lookup.remove(flow);
+        self.conns[conn].owner = Owner::Host;
+        let to = self.devs[self.conns[conn].dev].irq;
+        self.notify(eng, to, crate::hw::cpu::Notice::NicEvent);
+    }
+
+    /// A segment of an owned connection leaves: a pure ACK straight from NIC memory; data
+    /// after its payload's DMA read from the host socket buffer (§4.4).
+    pub(crate) fn fw_xmit(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        d: DevId,
+        f: Frame,
+        seg: Segment,
+    ) {
+        let now = eng.now();
+        if seg.len == 0 {
+            let h = self.handoff.as_mut().expect("a handoff NIC");
+            h.stats.tx_frames[Class::Nic as usize] += 1;
+            h.stats.delays[Class::Nic as usize].tx_ps.push((now, 0));
+            self.send_frame(eng, wire, d, f);
+            return;
+        }
+        self.handoff.as_mut().unwrap().stats.payload_dma_bytes += seg.len as u64;
+        let frames = self.tso_cut(f);
+        self.nic_dma(
+            eng,
+            Chan::Tx,
+            frames,
+            seg.len as u64,
+            Some((Class::Nic, now)),
+        );
+    }
+
+    /// A DMA the NIC starts itself (payload or TCP state), with what to do when it ends.
+    fn nic_dma(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        ch: Chan,
+        frames: Vec<Frame>,
+        bytes: u64,
+        send: Option<(Class, crate::units::Time)>,
+    ) {
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        match ch {
+            Chan::Tx => h.tx_dma.push_back(send),
+            Chan::Rx => h.rx_dma.push_back(None),
+        }
+        self.devs[0].dma.request(ch, frames, bytes);
+        self.dma_next(eng, 0, ch);
+    }
+
+    /// A transmit DMA of the handoff NIC ended: a host packet goes to the NIC processor's
+    /// host queue, an owned connection's segment to the MAC, a state transfer nowhere.
+    /// True if the host's descriptors are done (the host packet case).
+    pub(crate) fn fw_tx_dma_done(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        frames: Vec<Frame>,
+    ) -> bool {
+        let now = eng.now();
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        match h.tx_dma.pop_front().flatten() {
+            None => false,
+            Some((Class::Nic, at)) => {
+                let n = frames.len();
+                h.stats.tx_frames[Class::Nic as usize] += n as u64;
+                let delays = &mut h.stats.delays[Class::Nic as usize].tx_ps;
+                delays.extend(std::iter::repeat_n((now, (now - at).0), n));
+                for f in frames {
+                    self.send_frame(eng, wire, 0, f);
+                }
+                false
+            }
+            Some((Class::Host, at)) => {
+                for f in frames {
+                    let h = self.handoff.as_mut().unwrap();
+                    if h.queues.push(Class::Host, at, Task::ForwardTx(f)).is_err() {
+                        h.stats.queue_drops[Class::Host as usize] += 1;
+                        self.stats.count_drop(&f.hdr);
+                    }
+                }
+                self.kick_fw(eng, wire);
+                true
+            }
+        }
+    }
+
+    /// A receive DMA of the handoff NIC ended: a forwarded frame's delay ends here (§11).
+    pub(crate) fn fw_rx_dma_done(&mut self, now: crate::units::Time) {
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        if let Some(Some(at)) = h.rx_dma.pop_front() {
+            h.stats.delays[Class::Host as usize]
+                .rx_ps
+                .push((now, (now - at).0));
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! The connection-handoff NIC (Kim & Rixner 2006, handoff.md): one NIC processor that both
+//! forwards host packets, as a conventional programmable NIC does, and runs TCP for the
+//! connections the OS has handed to it. The node keeps one TCP endpoint per connection;
+//! ownership decides which processor runs it. Pure parts (queues, lookup, load control)
+//! are here as components; `firmware` is the NIC's side and `host` the OS's.
+
+pub mod firmware;
+pub mod host;
+pub mod load_control;
+pub mod lookup;
+pub mod queues;
+
+use crate::config::Config;
+use crate::hw::dma::Chan;
+use crate::stack::conn::ConnId;
+use crate::stack::tcp::Segment;
+use crate::stack::Frame;
+use crate::units::{Duration, Time};
+use crate::workload::netperf::percentile;
+use load_control::LoadControl;
+use lookup::Lookup;
+use queues::{Class, Queues};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+
+/// Who runs a connection's TCP (handoff.md §2.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Owner {
+    #[default]
+    Host,
+    /// The OS chose it; its HANDOFF command is on its way or queued on the NIC.
+    Chosen,
+    Nic,
+}
+
+/// A unit of the NIC processor's work.
+#[derive(Clone, Debug)]
+pub enum Task {
+    /// A host packet from the wire, to forward to the host ring.
+    ForwardRx(Frame),
+    /// A host packet the host sent, to hand to the MAC.
+    ForwardTx(Frame),
+    /// A received segment of an owned connection.
+    Receive(Frame),
+    /// HANDOFF(conn).
+    Handoff(ConnId),
+    /// SEND, RECV_POST or CLOSE: output the host's TCP calls produced for an owned connection.
+    Output(Vec<Segment>),
+}
+
+/// Delay samples of one class, each direction: when the packet was done, and its delay in
+/// picoseconds (a window keeps the samples that ended inside it).
+#[derive(Clone, Debug, Default)]
+pub struct Delays {
+    pub rx_ps: Vec<(Time, u64)>,
+    pub tx_ps: Vec<(Time, u64)>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct HandoffStats {
+    pub attempts: u64,
+    pub handoffs: u64,
+    pub nacks_limit: u64,
+    pub nacks_closed: u64,
+    /// Owned connections whose slot was freed (TIME_WAIT or closed).
+    pub released: u64,
+    pub connections_seen: u64,
+    pub rx_frames: [u64; 2],
+    pub tx_frames: [u64; 2],
+    pub queue_drops: [u64; 2],
+    pub commands: u64,
+    pub events: u64,
+    /// Bytes the NIC moved over the I/O bus by DMA: payload and TCP state.
+    pub payload_dma_bytes: u64,
+    pub state_dma_bytes: u64,
+    pub max_owned: u32,
+    /// Evaluations that found more owned connections than the soft limit (§11).
+    pub over_soft_limit: u64,
+    pub delays: [Delays; 2],
+}
+
+/// The NIC's state: the processor it runs on, its queues, lookup table and load control.
+pub struct HandoffNic {
+    /// The NIC processor's index on the node.
+    pub fw: usize,
+    pub queues: Queues<Task>,
+    /// Received segments of owned connections queued (Qlen, §6.1).
+    pub qlen: u32,
+    pub lookup: Lookup,
+    pub lc: LoadControl,
+    pub owned: u32,
+    /// The task in service: its class, arrival and the task (for its effect).
+    pub serving: Option<(Class, Time, Task)>,
+    /// Per transmit DMA request, in order: its class and when the NIC saw it (None: a state
+    /// transfer, no frame).
+    pub tx_dma: VecDeque<Option<(Class, Time)>>,
+    /// Per receive DMA request, in order: when a forwarded frame reached the MAC (None: an
+    /// owned connection's payload).
+    pub rx_dma: VecDeque<Option<Time>>,
+    pub stats: HandoffStats,
+}
+
+/// Mean, p50 and p99 in microseconds of the samples that ended in [start, end).
+fn delay_json(samples: &[(Time, u64)], start: Time, end: Time) -> Value {
+    let mut v: Vec<u64> = samples
+        .iter()
+        .filter(|(t, _)| *t >= start && *t < end)
+        .map(|&(_, d)| d)
+        .collect();
+    v.sort_unstable();
+    let us = |q: f64| percentile(&v, q).map(|ps| ps as f64 * 1e-6);
+    let mean = (!v.is_empty()).then(|| v.iter().sum::<u64>() as f64 * 1e-6 / v.len() as f64);
+    json!({"count": v.len(), "mean_us": mean, "p50_us": us(50.0), "p99_us": us(99.0)})
+}
+
+/// The high watermark derived from a delay budget (§6.3): the received segments the NIC
+/// processes within `target` at `rate_ips` instructions per second, `per_segment` each.
+pub fn derived_hiwat(target: Duration, rate_ips: f64, per_segment: f64) -> u32 {
+    (target.as_secs_f64() * rate_ips / per_segment.max(1.0))
+        .ceil()
+        .max(1.0) as u32
+}
+
+impl HandoffNic {
+    pub fn new(cfg: &Config, fw: usize, nic_rate_ips: f64) -> Result<Self, String> {
+        let h = &cfg.handoff;
+        let by_memory = cfg.nic.memory_bytes.saturating_sub(h.nic_reserved_bytes)
+            / h.nic_conn_state_bytes.max(1);
+        if h.max_connections as u64 > by_memory {
+            return Err(format!(
+                "handoff.max_connections = {}: NIC memory holds at most {by_memory} connections \
+                 ((nic.memory_bytes - handoff.nic_reserved_bytes) / handoff.nic_conn_state_bytes)",
+                h.max_connections
+            ));
+        }
+        let c = &cfg.costs;
+        let per_segment = c.nic_lookup.i_pkt + c.rx_ip.i_pkt + c.rx_tcp.i_pkt;
+        let hiwat = match h.hiwat_packets {
+            0 => derived_hiwat(h.target_rx_delay_ps, nic_rate_ips, per_segment),
+            n => n,
+        };
+        let lowat = match h.lowat_packets {
+            0 => hiwat / 4,
+            n => n,
+        };
+        if lowat >= hiwat {
+            return Err(format!(
+                "handoff.lowat_packets = {lowat}: must be below handoff.hiwat_packets = {hiwat}"
+            ));
+        }
+        Ok(HandoffNic {
+            fw,
+            queues: Queues::new(h.priority, h.queue_packets),
+            qlen: 0,
+            lookup: Lookup::new(h.lookup_buckets, h.max_connections),
+            lc: LoadControl::new(
+                h.load_control,
+                h.max_connections,
+                hiwat,
+                lowat,
+                h.step_packets,
+                h.soft_min,
+            ),
+            owned: 0,
+            serving: None,
+            tx_dma: VecDeque::new(),
+            rx_dma: VecDeque::new(),
+            stats: HandoffStats::default(),
+        })
+    }
+
+    /// The window's delays by class and direction, and the NIC's state at its end.
+    pub fn window_json(&self, start: Time, end: Time) -> Value {
+        let class = |d: &Delays| {
+            json!({
+                "rx": delay_json(&d.rx_ps, start, end),
+                "tx": delay_json(&d.tx_ps, start, end),
+            })
+        };
+        json!({
+            "delay": {"host": class(&self.stats.delays[0]), "nic": class(&self.stats.delays[1])},
+            "hard_limit": self.lc.hard_limit,
+            "soft_limit": self.lc.soft_limit,
+            "owned": self.owned,
+            "max_owned_run": self.stats.max_owned,
+            "load_state": self.lc.state.as_str(),
+            "hiwat_packets": self.lc.hiwat,
+            "lowat_packets": self.lc.lowat,
+            "soft_limit_decreases_run": self.lc.decreases,
+            "soft_limit_increases_run": self.lc.increases,
+            "lookup_buckets": self.lookup.buckets(),
+            "queued": {"host": self.queues.len(Class::Host), "nic": self.queues.len(Class::Nic)},
+        })
+    }
+
+    /// Frames inside the NIC processor's queues or in its hands, by direction.
+    pub fn frames(&self, ch: Chan) -> impl Iterator<Item = &Frame> {
+        let serving = self.serving.as_ref().map(|(_, _, t)| t);
+        self.queues
+            .iter()
+            .chain(serving)
+            .filter_map(move |t| match (t, ch) {
+                (Task::ForwardRx(f) | Task::Receive(f), Chan::Rx) => Some(f),
+                (Task::ForwardTx(f), Chan::Tx) => Some(f),
+                _ => None,
+            })
+    }
+}
