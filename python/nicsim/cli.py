@@ -84,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     wb.add_argument("--seed", type=int, help="run.seed (think times, start offsets)")
     wb.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
     wb.add_argument("--vs-base", action="store_true", help="also run the base placement on the same hardware and report the improvement")
+    ho = sub.add_parser("handoff", help="a connection-handoff configuration by its study name, e.g. W-1024-P-L-FCFS-400 (handoff.md §10)")
+    ho.add_argument("name", help="WORKLOAD-MAXCONNS-PRIORITY-LOADCONTROL-SELECTION-MIPS")
+    ho.add_argument("--config", default=None, help="preset or TOML file the name applies to (default kimrixner2006)")
+    ho.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
+    ho.add_argument("--json", action="store_true", help="print one JSON document")
+    ho.add_argument("--seed", type=int, help="run.seed (start offsets, response sizes, lifetimes)")
+    ho.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
     r = sub.add_parser("run", help="run the workload a configuration file names")
     _common(r)
     h = sub.add_parser("hpcbench", help="streaming with an application-load thread (sysmon-style report)")
@@ -437,6 +444,17 @@ def cmd_web(args) -> int:
     return 0
 
 
+def cmd_handoff(args) -> int:
+    from .handoff import print_handoff, run_handoff
+
+    out = run_handoff(args.name, args.config, _sets(args), replications=args.replications, seed=args.seed)
+    if args.json:
+        print(_dumps(out))
+    else:
+        print_handoff(out)
+    return 0
+
+
 def cmd_gamma_sweep(args) -> int:
     from .hpc import gamma_sweep, parse_grid
 
@@ -483,6 +501,7 @@ COMMANDS = {
     "netpipe": cmd_netpipe,
     "netperf": cmd_netperf,
     "web": cmd_web,
+    "handoff": cmd_handoff,
     "run": cmd_run,
     "hpcbench": cmd_hpcbench,
     "gamma-sweep": cmd_gamma_sweep,

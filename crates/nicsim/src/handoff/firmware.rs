@@ -84,10 +84,21 @@ impl Node {
         let cfg = Rc::clone(&self.cfg);
         let c = &cfg.costs;
         let h = self.handoff.as_mut().expect("a handoff NIC");
-        let host_waits = h.queues.priority == NicPriority::HostFirst && h.queues.host_waiting();
+        let host_queued = h.queues.host_waiting();
+        let host_waits = h.queues.priority == NicPriority::HostFirst && host_queued;
         let sq = &mut self.sq[p];
         sq.running = true;
         sq.pending = false;
+        // Work for owned connections about to start with a host packet queued (FCFS only).
+        if host_queued
+            && !host_waits
+            && !(sq.xmit.is_empty()
+                && sq.wake.is_empty()
+                && sq.timers.is_empty()
+                && sq.teardown.is_empty())
+        {
+            h.stats.nic_past_host += 1;
+        }
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.sq[p].effect = Some(e);
             Some(job_of(Then::Softirq, pieces))
@@ -120,6 +131,9 @@ impl Node {
             self.sq[p].running = false;
             return None;
         };
+        if class == Class::Nic && h.queues.host_waiting() {
+            h.stats.nic_past_host += 1;
+        }
         let lookup = |s: &Self, f: &Frame| {
             let steps = s
                 .handoff

@@ -74,6 +74,8 @@ pub struct HandoffStats {
     pub payload_dma_bytes: u64,
     pub state_dma_bytes: u64,
     pub max_owned: u32,
+    /// Tasks for owned connections started while a host packet waited (0 with host-first).
+    pub nic_past_host: u64,
     /// Evaluations that found more owned connections than the soft limit (§11).
     pub over_soft_limit: u64,
     pub delays: [Delays; 2],

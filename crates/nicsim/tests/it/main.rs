@@ -422,6 +422,7 @@ mod packet_gen_window {
         );
     }
 }
+mod handoff;
 mod lifecycle;
 mod many;
 mod nics;

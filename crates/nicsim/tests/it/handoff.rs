@@ -1,0 +1,107 @@
+//! The connection-handoff NIC under the web workload.
+
+use super::*;
+use nicsim::config::{NicPriority, RxMode, WorkloadKind};
+use nicsim::system::World;
+
+/// A web server on a handoff NIC that may own `max` connections, served by `users` users on
+/// two base clients; the NIC processor at `speed` of the host's.
+fn web(max: u32, priority: NicPriority, speed: f64) -> Config {
+    let mut c = base();
+    c.workload.kind = WorkloadKind::Web;
+    c.workload.web.users = 64;
+    c.workload.web.workers = 32;
+    c.workload.web.keep_alive = true;
+    c.workload.web.requests_per_connection = 4.0;
+    c.workload.web.page_size_bytes = 16384;
+    c.workload.web.duration_ps = Duration(60_000_000_000);
+    c.workload.web.warmup_ps = Duration(20_000_000_000);
+    c.workload.web.start_spread_ps = Duration(5_000_000_000);
+    c.topology.clients = 2;
+    c.switch.present = true;
+    c.nic_cpu.present = true;
+    c.nic_cpu.speed_fraction = speed;
+    c.nic_cpu.mem_latency_cycles = 0.0;
+    c.nic.memory_bytes = 32 << 20;
+    let client = c.placements[0].clone();
+    let mut server = client.clone();
+    server.rx_mode = RxMode::Handoff;
+    c.placements = vec![client.clone(), client, server];
+    c.handoff.max_connections = max;
+    c.handoff.priority = priority;
+    c
+}
+
+fn owned_limits_hold(w: &World) {
+    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    assert!(h.stats.max_owned <= h.lc.hard_limit);
+    assert!(h.lc.soft_limit <= h.lc.hard_limit);
+}
+
+#[test]
+fn the_nic_never_owns_more_than_the_hard_limit_and_every_connection_conserves_its_bytes() {
+    let (w, v) = drive(&web(4, NicPriority::HostFirst, 0.25));
+    assert!(v["web"]["requests_per_s"].as_f64().unwrap() > 0.0);
+    let server = w.server();
+    let h = w.nodes[server].handoff.as_ref().unwrap();
+    assert!(
+        h.stats.handoffs > 4,
+        "connections come and go: {:?}",
+        h.stats
+    );
+    assert!(h.stats.nacks_limit > 0, "the limit refuses some");
+    assert_eq!(h.stats.max_owned, 4);
+    owned_limits_hold(&w);
+    let owned: usize = w.nodes[server]
+        .conns
+        .iter()
+        .filter(|c| c.owner == nicsim::handoff::Owner::Nic)
+        .count();
+    assert_eq!(owned as u32, h.owned, "the count matches the connections");
+    let mut checked = 0;
+    for (client, n) in w.nodes[..server].iter().enumerate() {
+        for conn in &n.conns {
+            let f = conn.tcp.flow;
+            for (a, b) in [(client, server), (server, client)] {
+                let k = w.conservation(a, b, Some(f));
+                assert!(k.holds(), "flow {f} node{a}→node{b}: {k:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100);
+    // Owned connections' segments went through the NIC's own path, both ways.
+    assert!(h.stats.rx_frames[1] > 0 && h.stats.tx_frames[1] > 0);
+}
+
+#[test]
+fn host_first_never_starts_owned_work_while_a_host_packet_waits_and_fcfs_does() {
+    // A slow NIC processor, so its queues hold both classes at once.
+    let (w, _) = drive(&web(64, NicPriority::HostFirst, 0.05));
+    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    assert!(h.stats.handoffs > 0 && h.stats.rx_frames[0] > 0);
+    assert_eq!(h.stats.nic_past_host, 0);
+    owned_limits_hold(&w);
+    let (w, _) = drive(&web(64, NicPriority::Fcfs, 0.05));
+    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    assert!(h.stats.nic_past_host > 0, "FCFS serves in arrival order");
+}
+
+#[test]
+fn a_handoff_nic_that_owns_nothing_serves_as_a_plain_nic_would() {
+    let (_, plain) = drive(&{
+        let mut c = web(0, NicPriority::HostFirst, 0.25);
+        c.placements[2].rx_mode = RxMode::HostRing;
+        c
+    });
+    let (w, none) = drive(&web(0, NicPriority::HostFirst, 0.25));
+    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    assert_eq!(h.stats.attempts, 0);
+    assert!(h.stats.rx_frames[0] > 0, "every frame was forwarded");
+    let rate = |v: &Value| v["web"]["requests_per_s"].as_f64().unwrap();
+    let (a, b) = (rate(&plain), rate(&none));
+    assert!(
+        (a - b).abs() / a < 0.03,
+        "plain {a} against handoff NIC {b}"
+    );
+}
