@@ -74,6 +74,7 @@ def name_sets(f: dict[str, Any], base: str | None = None) -> dict[str, Any]:
         "handoff.selection": "fcfs" if f["selection"] == "FCFS" else "threshold",
         "nic_cpu.speed_fraction": f["mips"] * 1e6 * cpi / clock_hz,
         "workload.web.users": w["users"],
+        "workload.web.workers": w["users"],
         "workload.web.mix": w["mix"],
     }
     if f["selection"] != "FCFS":

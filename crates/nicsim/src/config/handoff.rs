@@ -31,6 +31,8 @@ pub struct Handoff {
     pub queue_packets: u32,
     /// Lookup-table buckets; 0: the next power of two ≥ 2 × max_connections (§3).
     pub lookup_buckets: u32,
+    /// How often the NIC's load state is sampled for the report's timeline.
+    pub sample_interval_ps: Duration,
 }
 
 /// How the NIC processor orders its work (§5).

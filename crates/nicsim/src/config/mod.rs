@@ -497,6 +497,8 @@ pub struct Web {
     /// Mean of the exponential think time between a response and the next request.
     pub think_ps: Duration,
     pub keep_alive: bool,
+    /// The server sends responses with sendfile() (no copy into the socket).
+    pub sendfile: bool,
     /// Where response sizes (and, with keep-alive, connection lifetimes) come from.
     pub mix: WebMix,
     /// With keep-alive: mean requests per connection (0: a connection lasts for ever).

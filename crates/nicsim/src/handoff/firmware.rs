@@ -43,6 +43,7 @@ impl Node {
             return;
         }
         h.stats.rx_frames[class as usize] += 1;
+        h.sample(eng.now());
         if owned {
             h.qlen += 1;
             h.lc.evaluate(h.qlen, h.owned);

@@ -17,7 +17,7 @@ use crate::stack::tcp::Segment;
 use crate::stack::Frame;
 use crate::units::{Duration, Time};
 use crate::workload::netperf::percentile;
-use load_control::LoadControl;
+use load_control::{LoadControl, LoadState};
 use lookup::Lookup;
 use queues::{Class, Queues};
 use serde_json::{json, Value};
@@ -100,6 +100,10 @@ pub struct HandoffNic {
     /// owned connection's payload).
     pub rx_dma: VecDeque<Option<Time>>,
     pub stats: HandoffStats,
+    /// The soft limit, owned connections, Qlen and load state over time, one sample per
+    /// `handoff.sample_interval_ps` at the first arrival after it (§11).
+    pub timeline: Vec<(Time, u32, u32, u32, LoadState)>,
+    sample_every: Duration,
 }
 
 /// Mean, p50 and p99 in microseconds of the samples that ended in [start, end).
@@ -168,6 +172,8 @@ impl HandoffNic {
             tx_dma: VecDeque::new(),
             rx_dma: VecDeque::new(),
             stats: HandoffStats::default(),
+            timeline: Vec::new(),
+            sample_every: h.sample_interval_ps,
         })
     }
 
@@ -179,6 +185,18 @@ impl HandoffNic {
                 "tx": delay_json(&d.tx_ps, start, end),
             })
         };
+        let inside: Vec<_> = self
+            .timeline
+            .iter()
+            .filter(|s| s.0 >= start && s.0 < end)
+            .collect();
+        let timeline = json!({
+            "t_ms": inside.iter().map(|s| s.0.0 as f64 * 1e-9).collect::<Vec<_>>(),
+            "soft_limit": inside.iter().map(|s| s.1).collect::<Vec<_>>(),
+            "owned": inside.iter().map(|s| s.2).collect::<Vec<_>>(),
+            "qlen": inside.iter().map(|s| s.3).collect::<Vec<_>>(),
+            "load_state": inside.iter().map(|s| s.4.as_str()).collect::<Vec<_>>(),
+        });
         json!({
             "delay": {"host": class(&self.stats.delays[0]), "nic": class(&self.stats.delays[1])},
             "hard_limit": self.lc.hard_limit,
@@ -192,7 +210,26 @@ impl HandoffNic {
             "soft_limit_increases_run": self.lc.increases,
             "lookup_buckets": self.lookup.buckets(),
             "queued": {"host": self.queues.len(Class::Host), "nic": self.queues.len(Class::Nic)},
+            "timeline": timeline,
         })
+    }
+
+    /// Samples the NIC's load state if the last sample is an interval old.
+    pub fn sample(&mut self, now: Time) {
+        let due = self
+            .timeline
+            .last()
+            .is_none_or(|s| now >= s.0 + self.sample_every);
+        if due {
+            let s = (
+                now,
+                self.lc.soft_limit,
+                self.owned,
+                self.qlen,
+                self.lc.state,
+            );
+            self.timeline.push(s);
+        }
     }
 
     /// Frames inside the NIC processor's queues or in its hands, by direction.

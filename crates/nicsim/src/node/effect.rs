@@ -15,6 +15,8 @@ pub enum Effect {
         conn: ConnId,
         bytes: u64,
         push: bool,
+        /// sendfile(): the socket takes page references, nothing is copied.
+        zero_copy: bool,
     },
     Read {
         conn: ConnId,

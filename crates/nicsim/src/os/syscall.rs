@@ -98,7 +98,10 @@ impl Node {
         debug_assert!(t.op.is_none(), "thread already busy");
         t.op = Some(op);
         t.left = match op {
-            Op::Send { bytes, .. } | Op::Recv { bytes, .. } | Op::SendTo { bytes, .. } => bytes,
+            Op::Send { bytes, .. }
+            | Op::SendFile { bytes, .. }
+            | Op::Recv { bytes, .. }
+            | Op::SendTo { bytes, .. } => bytes,
             Op::Compute { .. }
             | Op::Connect { .. }
             | Op::Accept
@@ -158,7 +161,7 @@ impl Node {
         }
         // A send or receive enters the kernel once per call.
         let syscall = match op {
-            Op::Send { .. } | Op::SendTo { .. } => Some(c.tx_syscall),
+            Op::Send { .. } | Op::SendFile { .. } | Op::SendTo { .. } => Some(c.tx_syscall),
             Op::Recv { .. } | Op::RecvFrom { .. } => Some(c.rx_syscall),
             Op::Poll { .. } => Some(c.epoll_wait),
             _ => None,
@@ -168,7 +171,7 @@ impl Node {
                 self.threads[tid].in_call = true;
                 // The call locks and walks its socket (tcp_sendmsg, tcp_recvmsg).
                 let flow = match op {
-                    Op::Send { conn, .. } | Op::Recv { conn, .. } => {
+                    Op::Send { conn, .. } | Op::SendFile { conn, .. } | Op::Recv { conn, .. } => {
                         Some(self.conns[conn].tcp.flow)
                     }
                     Op::SendTo { sock, .. } | Op::RecvFrom { sock } => Some(self.udp[sock].flow),
@@ -187,7 +190,8 @@ impl Node {
             return self.op_finished(tid);
         }
         match op {
-            Op::Send { conn, bytes: total } => {
+            Op::Send { conn, bytes: total } | Op::SendFile { conn, bytes: total } => {
+                let zero_copy = matches!(op, Op::SendFile { .. });
                 let tcp = &self.conns[conn].tcp;
                 let space = tcp.send_space();
                 if space == 0 {
@@ -201,6 +205,12 @@ impl Node {
                 };
                 let bell = self.toe_doorbell(tid);
                 let fold = self.csum_fold(n);
+                // sendfile() passes page references: the call's fixed part, no bytes copied.
+                let copy = if zero_copy {
+                    self.piece(&c.tx_copy, 0, 1)
+                } else {
+                    self.piece(&c.tx_copy, n, 1).touching(Touches::CopyIn)
+                };
                 // SEND on an owned connection; or the send that hands it over (threshold).
                 let [drv, ring] = self.command_if_owned(conn);
                 let [hdrv, hring] = if self.handoff_choose(conn, false) {
@@ -214,9 +224,10 @@ impl Node {
                         conn,
                         bytes: n,
                         push: n == left,
+                        zero_copy,
                     },
                     &[
-                        self.piece(&c.tx_copy, n, 1).touching(Touches::CopyIn),
+                        copy,
                         fold,
                         self.piece(&c.skb_alloc, 0, 1),
                         bell,
@@ -441,8 +452,15 @@ impl Node {
         match e {
             Effect::None => {}
             Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
-            Effect::Copied { conn, bytes, push } => {
-                self.stats.copy_bytes += bytes;
+            Effect::Copied {
+                conn,
+                bytes,
+                push,
+                zero_copy,
+            } => {
+                if !zero_copy {
+                    self.stats.copy_bytes += bytes;
+                }
                 self.handoff_issue(eng, wire, conn);
                 let tcp = self.tcp_mut(conn);
                 tcp.write(bytes, push);

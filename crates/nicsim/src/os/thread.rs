@@ -25,6 +25,8 @@ pub const BATCH: Priority = 1;
 pub enum Op {
     /// Write `bytes` to connection `conn`, blocking while its send buffer is full.
     Send { conn: ConnId, bytes: u64 },
+    /// sendfile() of `bytes` to connection `conn`: as Send, without the copy into the socket.
+    SendFile { conn: ConnId, bytes: u64 },
     /// Read `bytes` from connection `conn`, blocking until they have arrived; it returns
     /// early at the end of the stream (the peer closed).
     Recv { conn: ConnId, bytes: u64 },

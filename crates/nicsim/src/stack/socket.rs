@@ -71,7 +71,8 @@ impl Node {
         let now = eng.now();
         self.stats.payload_rx_tcp_bytes += f.hdr.payload_bytes();
         self.conns[c].rx_payload_bytes += f.hdr.payload_bytes();
-        if self.cfg.rx.softirq_payload_copy {
+        // The handoff NIC places payload by DMA; only the host's softirq copies it.
+        if self.cfg.rx.softirq_payload_copy && self.fw() != Some(p) {
             self.stats.copy_bytes += f.hdr.payload_bytes();
         }
         let r = self.tcp_mut(c).on_segment(now, &seg);

@@ -10,7 +10,8 @@
 //! A request's response time runs from the user's connect() (or, on a kept-alive connection,
 //! its send) to the response's last byte read. Everything is priced by the cost profile: the
 //! socket path's stages, the connection stages, and `http_request` for Apache's own work per
-//! request (parsing, the file lookup, logging). Responses are copied (no sendfile, §7.8 Q26).
+//! request (parsing, the file lookup, logging). Responses are copied (§7.8 Q26), or sent
+//! with sendfile() (`sendfile`, the handoff study's zero-copy server, handoff.md §9.2).
 
 mod requests;
 
@@ -278,7 +279,12 @@ impl Web {
             Work::Process => {
                 let flow = w.nodes[server].conns[conn].tcp.flow as usize;
                 let bytes = self.sizes[flow];
-                (Work::Respond, Op::Send { conn, bytes })
+                let op = if self.p.sendfile {
+                    Op::SendFile { conn, bytes }
+                } else {
+                    Op::Send { conn, bytes }
+                };
+                (Work::Respond, op)
             }
             Work::Respond if persistent => (
                 Work::Request,
