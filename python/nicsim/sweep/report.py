@@ -347,6 +347,54 @@ def fig_web(rows: list[dict], y: str, label: str) -> Any:
     return fig
 
 
+# --- connection handoff (handoff.md §11) ---------------------------------------------------------
+
+HANDOFF_X = "handoff.max_connections"
+
+
+def handoff_table(df: pd.DataFrame, params: dict, results: dict) -> pd.DataFrame:
+    """One row per web point whose server has a handoff NIC: the swept values and the study's
+    metrics (the core's counters, grouped as `nicsim handoff` prints them)."""
+    from ..handoff import summarise
+
+    rows = []
+    for _, row in df[(df.status == "ok") & (df.benchmark == "web")].iterrows():
+        res = results.get(row.key)
+        server = f"node{len(res['nodes']) - 1}" if res else None
+        if not res or "handoff" not in res["nodes"][server]:
+            continue
+        h = summarise(res, "", "")
+        d = h["nic_delay_us"]
+        c = h["connections"]
+        rows.append({**params[row.key], "requests_per_s": h["requests_per_s"], "connections_per_s": h["connections_per_s"],
+                     "packets_per_s": h["packets_per_s"]["total"], "nic_idle_percent": h["nic_idle_percent"],
+                     "host_idle_percent": h["host_profile_percent"]["idle"],
+                     "nic_delay_rx_host_us": d["host"]["rx"]["mean_us"], "nic_delay_rx_nic_us": d["nic"]["rx"]["mean_us"],
+                     "nic_delay_tx_host_us": d["host"]["tx"]["mean_us"], "nic_delay_tx_nic_us": d["nic"]["tx"]["mean_us"],
+                     "handoffs": c["handoffs"], "refused": c["nacks_limit"], "max_owned": c["max_owned_run"]})
+    return pd.DataFrame(rows)
+
+
+def fig_handoff(table: pd.DataFrame) -> Any:
+    """Requests/s and NIC idle against the NIC's connection limit, a curve per other setting."""
+    fig, axes = plt.subplots(1, 2, figsize=(10.0, 4.2))
+    x = HANDOFF_X if HANDOFF_X in table.columns else None
+    others = [k for k in table.columns if "." in k and k != x]
+    groups = table.groupby(others, dropna=False) if others else [((), table)]
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{_short(k)}={v}" for k, v in zip(others, key)) or "all points"
+        g = g.assign(_x=pd.to_numeric(g[x]) if x else range(len(g))).sort_values("_x")
+        for ax, y in zip(axes, ("requests_per_s", "nic_idle_percent")):
+            ax.plot(g["_x"], g[y], marker="o", ms=3, label=label)
+    axes[0].set(xlabel=_short(x) if x else "point", ylabel="requests per second (1/s)", title="Requests per second")
+    axes[1].set(xlabel=_short(x) if x else "point", ylabel="NIC idle (%)", title="NIC processor idle")
+    for ax in axes:
+        _finish(ax)
+    fig.tight_layout()
+    return fig
+
+
 # --- writing -----------------------------------------------------------------------------------
 
 def _save(fig, out: Path, name: str) -> str:
@@ -421,6 +469,11 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
                      _save(fig_web(wrows, "rps", "requests per second (1/s)"), out, "web_requests")))
         figs.append(("web_response", "Mean response time against concurrent users.",
                      _save(fig_web(wrows, "rt", "mean response time (ms)"), out, "web_response")))
+    htable = handoff_table(df, params, results)
+    if not htable.empty:
+        figs.append(("handoff", "Connection handoff: requests per second and NIC idle against the NIC's connection limit, a curve per other swept setting (handoff.md §11).",
+                     _save(fig_handoff(htable), out, "handoff")))
+        htable.to_csv(out / "handoff.csv", index=False)
     df.to_csv(out / "points.csv", index=False)
     df.to_parquet(out / "points.parquet", index=False)
     if curves:
@@ -456,6 +509,9 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
         parts.append("<h2>Caches (mode B)</h2><p>Receiver hit rates of reads and writes per level at each curve's "
                      "peak throughput (counts of that point's window).</p>" + _table(caches))
         caches.to_csv(out / "caches.csv", index=False)
+    if not htable.empty:
+        parts.append("<h2>Connection handoff</h2><p>The study's metrics per point (window counts; delays are means "
+                     "in microseconds; <code>handoff.csv</code>).</p>" + _table(htable))
     if failed:
         parts.append("<h2 class='failed'>Failed points</h2>" + _table(df[df.status != "ok"][["placement", *swept, "error", "attempts"]]))
     if not runs.empty:

@@ -13,25 +13,16 @@ pub mod queues;
 use crate::config::Config;
 use crate::hw::dma::Chan;
 use crate::stack::conn::ConnId;
+pub use crate::stack::conn::Owner;
 use crate::stack::tcp::Segment;
 use crate::stack::Frame;
+use crate::stats::quantile::percentile;
 use crate::units::{Duration, Time};
-use crate::workload::netperf::percentile;
 use load_control::{LoadControl, LoadState};
 use lookup::Lookup;
 use queues::{Class, Queues};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
-
-/// Who runs a connection's TCP (handoff.md §2.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Owner {
-    #[default]
-    Host,
-    /// The OS chose it; its HANDOFF command is on its way or queued on the NIC.
-    Chosen,
-    Nic,
-}
 
 /// A unit of the NIC processor's work.
 #[derive(Clone, Debug)]

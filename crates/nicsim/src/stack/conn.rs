@@ -2,7 +2,6 @@
 //! timers; and a listening socket's. What the node does with them is in `socket` and
 //! `listen`.
 
-use crate::handoff::Owner;
 use crate::hw::frame::NodeAddr;
 use crate::node::netdev::DevId;
 use crate::stack::tcp::Tcp;
@@ -11,6 +10,16 @@ use std::collections::VecDeque;
 
 /// Index of a connection in its node's socket table.
 pub type ConnId = usize;
+
+/// Who runs a connection's TCP on a node with a connection-handoff NIC (handoff.md §2.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Owner {
+    #[default]
+    Host,
+    /// The OS chose it; its HANDOFF command is on its way or queued on the NIC.
+    Chosen,
+    Nic,
+}
 
 /// One connected TCP socket: the endpoint, its peer, the thread waiting on it, its timers.
 #[derive(Clone, Debug)]

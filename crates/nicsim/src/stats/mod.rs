@@ -4,6 +4,7 @@
 pub mod catalogue;
 pub mod conservation;
 pub mod counters;
+pub mod quantile;
 
 use crate::config::CATEGORY_COUNT;
 use crate::node::Node;

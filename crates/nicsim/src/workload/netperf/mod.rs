@@ -174,14 +174,7 @@ pub fn jain(x: &[f64]) -> f64 {
     }
 }
 
-/// The `q`-th percentile of sorted `v` by the nearest-rank method.
-pub fn percentile(sorted: &[u64], q: f64) -> Option<u64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = ((q / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
-    Some(sorted[rank.min(sorted.len()) - 1])
-}
+pub use crate::stats::quantile::percentile;
 
 impl Workload for Netperf {
     fn start(&mut self, w: &mut World) -> Result<(), String> {

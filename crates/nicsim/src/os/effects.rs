@@ -1,0 +1,113 @@
+//! What a thread's finished job changes: the copy's bytes handed to TCP, a read's window
+//! update, the handshake's first SYN, an accepted connection (and, on a handoff NIC, its
+//! HANDOFF), a close's FIN, datagrams; and waking a thread a softirq made runnable.
+
+use crate::engine::Engine;
+use crate::hw::cpu::Notice;
+use crate::node::effect::Effect;
+use crate::node::{Ev, Node, Wire};
+use crate::stack::tcp::State;
+
+impl Node {
+    pub(crate) fn apply_thread(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        tid: usize,
+        e: Effect,
+    ) {
+        let now = eng.now();
+        match e {
+            Effect::None => {}
+            Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
+            Effect::Copied {
+                conn,
+                bytes,
+                push,
+                zero_copy,
+            } => {
+                if !zero_copy {
+                    self.stats.copy_bytes += bytes;
+                }
+                self.handoff_issue(eng, wire, conn);
+                let tcp = self.tcp_mut(conn);
+                tcp.write(bytes, push);
+                let segs = tcp.output(now);
+                self.threads[tid].left -= bytes;
+                self.output_from_thread(eng, wire, tid, segs);
+            }
+            Effect::Read { conn, bytes } => {
+                self.stats.copy_bytes += bytes;
+                let (n, _, ack) = self.tcp_mut(conn).read(bytes);
+                self.threads[tid].left -= n;
+                self.conns[conn].bytes_read += n;
+                if ack {
+                    let a = self.tcp_mut(conn).make_ack();
+                    self.output_from_thread(eng, wire, tid, vec![a]);
+                }
+                // read() returns once the queue is drained; the next read is a new call.
+                if self.conns[conn].tcp.readable() == 0 {
+                    self.threads[tid].in_call = false;
+                }
+            }
+            Effect::ComputeDone => self.threads[tid].left = 0,
+            Effect::Connect(conn) => {
+                self.stats.connections_opened += 1;
+                let tcp = self.tcp_mut(conn);
+                tcp.connect(now);
+                let syn = tcp.output(now);
+                self.output_from_thread(eng, wire, tid, syn);
+            }
+            Effect::Accept => {
+                // Another thread may have taken the connection first: then this one sleeps.
+                if let Some(c) = self.take_accepted() {
+                    if self.handoff.is_some() {
+                        self.handoff_issue(eng, wire, c);
+                    }
+                    self.threads[tid].accepted = Some(c);
+                    self.threads[tid].left = 0;
+                }
+            }
+            Effect::Close(conn) => {
+                let tcp = self.tcp_mut(conn);
+                tcp.close();
+                let fin = tcp.output(now);
+                if tcp.state() == State::Done {
+                    // Closed before its handshake ended: nothing to send, the port is free.
+                    self.retire(conn);
+                }
+                self.threads[tid].left = 0;
+                self.output_from_thread(eng, wire, tid, fin);
+            }
+            Effect::UdpSent { sock, bytes } => {
+                self.stats.copy_bytes += bytes;
+                self.udp_xmit(eng, sock, bytes);
+                self.threads[tid].left = 0;
+            }
+            Effect::UdpRead(sock) => {
+                self.stats.copy_bytes += self.udp[sock].read();
+                self.threads[tid].left = 0;
+            }
+            _ => unreachable!("softirq effect in thread"),
+        }
+        self.sync_timers(eng);
+    }
+
+    /// Makes a sleeping thread runnable, with a reschedule IPI if it sleeps elsewhere.
+    /// The softirq on processor `from` made a sleeping thread runnable: with a reschedule IPI
+    /// if it sleeps elsewhere.
+    pub(crate) fn wake(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, from: usize, tid: usize) {
+        self.stats.wakeups += 1;
+        self.threads[tid].woken = true;
+        self.set_runnable(tid, true);
+        let p = self.threads[tid].proc;
+        if self.fw() == Some(from) {
+            // The handoff NIC's RECV_DATA, SEND_ACKED or CONN_EVENT for a waiting thread.
+            self.notify(eng, p, Notice::NicEvent);
+        } else if p != from {
+            self.notify(eng, p, Notice::Reschedule);
+        } else {
+            self.kick(eng, wire, p);
+        }
+    }
+}
