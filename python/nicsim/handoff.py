@@ -123,7 +123,7 @@ def summarise(doc: dict, name: str, label: str) -> dict:
         "host_profile_percent": host_profile(doc["processors"][f"{server}.cpu0"]),
         "nic_idle_percent": 100 * (1 - doc["processors"][f"{server}.nic_cpu"]["utilisation"]),
         "nic_delay_us": h["delay"],
-        "connections": {k: h[k] for k in ("attempts", "handoffs", "nacks_limit", "nacks_closed", "released", "hard_limit",
+        "connections": {k: h[k] for k in ("attempts", "handoffs", "nacks_limit", "nacks_closed", "released", "restores", "hard_limit",
                                           "soft_limit", "owned", "max_owned_run")},
     }
 
@@ -171,7 +171,7 @@ def print_handoff(out: dict) -> None:
         print(f"NIC delay of {cls} packets (us): " + ("; ".join(cells) or "none"))
     c = h["connections"]
     print(f"handoffs {c['handoffs']} of {c['attempts']} attempts (refused: {c['nacks_limit']} by the limit, "
-          f"{c['nacks_closed']} closed), released {c['released']}; owned {c['owned']} now, at most {c['max_owned_run']}; "
+          f"{c['nacks_closed']} closed), released {c['released']}, restored {c['restores']}; owned {c['owned']} now, at most {c['max_owned_run']}; "
           f"soft limit {c['soft_limit']} of {c['hard_limit']}")
     for path, s in out.get("summary", {}).items():
         print(f"{path}: {s['mean']:,.3f} ± {s['ci95_half_width']:,.3f} (95% CI, {s['n']} seeds)")

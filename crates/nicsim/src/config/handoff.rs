@@ -33,6 +33,28 @@ pub struct Handoff {
     pub lookup_buckets: u32,
     /// How often the NIC's load state is sampled for the report's timeline.
     pub sample_interval_ps: Duration,
+    /// What happens when the soft limit falls below the owned count (§6.2).
+    pub on_excess: OnExcess,
+    /// What the threshold policy counts: data segments, or every segment (§7.4).
+    pub count: SegmentCount,
+    /// Owned connections keep their NIC slot through TIME_WAIT (§4.5); off: handed back.
+    pub time_wait_on_nic: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnExcess {
+    /// Refuse new handoffs; the owned count drains as connections close.
+    RefuseNew,
+    /// The NIC tells the OS, which restores the excess, the most recently handed off first.
+    RestoreExcess,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentCount {
+    DataSegments,
+    AllSegments,
 }
 
 /// How the NIC processor orders its work (§5).

@@ -9,7 +9,7 @@ mod costs;
 mod handoff;
 mod memory;
 pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
-pub use handoff::{Handoff, NicPriority, Selection};
+pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -6,14 +6,16 @@
 
 use super::queues::Class;
 use super::{Owner, Task};
-use crate::config::NicPriority;
+use crate::config::{NicPriority, OnExcess};
 use crate::engine::Engine;
+use crate::hw::cpu::Notice;
 use crate::hw::cpu::{Job, Piece, Then, Touches};
 use crate::hw::dma::Chan;
 use crate::node::effect::Effect;
 use crate::node::netdev::DevId;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::stack::tcp::Segment;
+use crate::stack::tcp::State;
 use crate::stack::{Frame, Payload};
 use std::rc::Rc;
 
@@ -49,6 +51,15 @@ impl Node {
             h.lc.evaluate(h.qlen, h.owned);
             if h.owned > h.lc.soft_limit {
                 h.stats.over_soft_limit += 1;
+                let unclaimed = h.owned.saturating_sub(h.restoring.len() as u32);
+                let restore = self.cfg.handoff.on_excess == OnExcess::RestoreExcess;
+                if restore && !h.excess_raised && unclaimed > h.lc.soft_limit {
+                    // The NIC asks the OS to take connections back (§6.2 restore_excess).
+                    h.excess_raised = true;
+                    h.stats.events += 1;
+                    let to = self.devs[0].irq;
+                    self.notify(eng, to, Notice::NicExcess);
+                }
             }
         }
         self.kick_fw(eng, wire);
@@ -169,6 +180,12 @@ impl Node {
                 pieces.push(self.notify_cost(to));
             }
             Task::Output(_) => pieces.push(self.piece(&c.nic_command, 0, 1)),
+            Task::Restore(conn) => {
+                let to = self.devs[self.conns[*conn].dev].irq;
+                pieces.push(self.piece(&c.nic_command, 0, 1));
+                pieces.push(self.piece(&c.nic_event, 0, 1));
+                pieces.push(self.notify_cost(to));
+            }
         }
         self.handoff.as_mut().expect("a handoff NIC").serving = Some((class, at, task));
         mk(self, Effect::Firmware, &pieces)
@@ -216,13 +233,14 @@ impl Node {
             }
             Task::Handoff(conn) => self.handoff_decide(eng, conn),
             Task::Output(segs) => self.sq[p].xmit.extend(segs),
+            Task::Restore(conn) => self.give_back(eng, conn, true),
         }
     }
 
     /// HANDOFF(conn) on the NIC: taken if load control admits it and the connection is still
     /// open (its state comes over by DMA), refused otherwise; the host hears either way.
     fn handoff_decide(&mut self, eng: &mut Engine<Ev>, conn: usize) {
-        let open = self.conns[conn].tcp.state() == crate::stack::tcp::State::Established;
+        let open = self.conns[conn].tcp.state() == State::Established;
         let state_bytes = self.cfg.handoff.state_bytes;
         let flow = self.conns[conn].tcp.flow;
         let h = self.handoff.as_mut().expect("a handoff NIC");
@@ -233,6 +251,7 @@ impl Node {
             h.stats.handoffs += 1;
             h.stats.state_dma_bytes += state_bytes;
             h.lookup.insert(flow);
+            h.handed.push(conn);
             self.conns[conn].owner = Owner::Nic;
             self.nic_dma(eng, Chan::Tx, Vec::new(), state_bytes, None);
         } else {
@@ -245,24 +264,43 @@ impl Node {
             self.conns[conn].handoff_failed = true;
         }
         let to = self.devs[self.conns[conn].dev].irq;
-        self.notify(eng, to, crate::hw::cpu::Notice::NicEvent);
+        self.notify(eng, to, Notice::NicEvent);
     }
 
     /// An owned connection reached TIME_WAIT or closed: its NIC slot is freed and the host
     /// keeps the rest (§4.5, TIME_WAIT is not held on the NIC).
     pub(crate) fn release(&mut self, eng: &mut Engine<Ev>, conn: usize) {
+        let time_wait = self.conns[conn].tcp.state() == State::TimeWait;
+        if self.conns[conn].owner != Owner::Nic || (time_wait && self.cfg.handoff.time_wait_on_nic)
+        {
+            return;
+        }
+        self.give_back(eng, conn, false);
+    }
+
+    /// Connection `conn` leaves the NIC: its slot and lookup entry are freed and the host
+    /// hears of it. A restore writes its TCP state back to host memory by DMA.
+    fn give_back(&mut self, eng: &mut Engine<Ev>, conn: usize, restore: bool) {
         if self.conns[conn].owner != Owner::Nic {
             return;
         }
         let flow = self.conns[conn].tcp.flow;
+        let state_bytes = self.cfg.handoff.state_bytes;
         let h = self.handoff.as_mut().expect("a handoff NIC");
         h.owned -= 1;
-        h.stats.released += 1;
         h.stats.events += 1;
         h.lookup.remove(flow);
+        h.restoring.retain(|&c| c != conn);
         self.conns[conn].owner = Owner::Host;
+        if restore {
+            h.stats.restores += 1;
+            h.stats.state_dma_bytes += state_bytes;
+            self.nic_dma(eng, Chan::Rx, Vec::new(), state_bytes, None);
+        } else {
+            h.stats.released += 1;
+        }
         let to = self.devs[self.conns[conn].dev].irq;
-        self.notify(eng, to, crate::hw::cpu::Notice::NicEvent);
+        self.notify(eng, to, Notice::NicEvent);
     }
 
     /// A segment of an owned connection leaves: a pure ACK straight from NIC memory; data

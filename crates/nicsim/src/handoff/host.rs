@@ -4,7 +4,7 @@
 
 use super::queues::Class;
 use super::{Owner, Task};
-use crate::config::Selection;
+use crate::config::{SegmentCount, Selection};
 use crate::engine::Engine;
 use crate::hw::cpu::Piece;
 use crate::node::{Ev, Node, Wire};
@@ -36,7 +36,11 @@ impl Node {
         let now = match h.selection {
             Selection::Fcfs => at_accept,
             Selection::Threshold => {
-                !at_accept && conn.tcp.stats.data_segments_sent >= h.threshold_packets as u64
+                let sent = match h.count {
+                    SegmentCount::DataSegments => conn.tcp.stats.data_segments_sent,
+                    SegmentCount::AllSegments => conn.tcp.stats.segments_sent,
+                };
+                !at_accept && sent >= h.threshold_packets as u64
             }
         };
         if now {
@@ -97,5 +101,42 @@ impl Node {
         // queue loses the segments, which TCP then retransmits.
         self.fw_queue(eng, wire, Class::Nic, Task::Output(std::mem::take(segs)));
         true
+    }
+
+    /// The OS's response to the NIC's excess event: the owned connections beyond the soft
+    /// limit, the most recently handed off first, chosen for RESTORE; how many.
+    pub(crate) fn restore_choose(&mut self) -> u32 {
+        let Some(h) = self.handoff.as_mut() else {
+            return 0;
+        };
+        let conns = &self.conns;
+        h.handed.retain(|&c| conns[c].owner == Owner::Nic);
+        let excess = h
+            .owned
+            .saturating_sub(h.restoring.len() as u32)
+            .saturating_sub(h.lc.soft_limit);
+        let chosen: Vec<ConnId> = h
+            .handed
+            .iter()
+            .rev()
+            .copied()
+            .filter(|c| !h.restoring.contains(c))
+            .take(excess as usize)
+            .collect();
+        h.restoring.extend(&chosen);
+        h.to_restore.extend(&chosen);
+        chosen.len() as u32
+    }
+
+    /// The excess handler finished: its RESTORE commands go to the NIC.
+    pub(crate) fn restore_issue(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire) {
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        h.excess_raised = false;
+        for c in std::mem::take(&mut h.to_restore) {
+            self.handoff.as_mut().unwrap().stats.commands += 1;
+            if !self.fw_queue(eng, wire, Class::Nic, Task::Restore(c)) {
+                self.handoff.as_mut().unwrap().restoring.retain(|&r| r != c);
+            }
+        }
     }
 }

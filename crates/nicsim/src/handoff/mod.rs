@@ -37,6 +37,8 @@ pub enum Task {
     Handoff(ConnId),
     /// SEND, RECV_POST or CLOSE: output the host's TCP calls produced for an owned connection.
     Output(Vec<Segment>),
+    /// RESTORE(conn): the connection's state goes back to the host.
+    Restore(ConnId),
 }
 
 /// Delay samples of one class, each direction: when the packet was done, and its delay in
@@ -65,6 +67,7 @@ pub struct HandoffStats {
     pub payload_dma_bytes: u64,
     pub state_dma_bytes: u64,
     pub max_owned: u32,
+    pub restores: u64,
     /// Tasks for owned connections started while a host packet waited (0 with host-first).
     pub nic_past_host: u64,
     /// Evaluations that found more owned connections than the soft limit (§11).
@@ -82,6 +85,13 @@ pub struct HandoffNic {
     pub lookup: Lookup,
     pub lc: LoadControl,
     pub owned: u32,
+    /// Owned connections in handoff order (stale entries dropped as they are met), and those
+    /// the OS is restoring or about to (`on_excess = restore_excess`).
+    pub handed: Vec<ConnId>,
+    pub restoring: Vec<ConnId>,
+    pub to_restore: Vec<ConnId>,
+    /// An excess event is on its way to the host.
+    pub excess_raised: bool,
     /// The task in service: its class, arrival and the task (for its effect).
     pub serving: Option<(Class, Time, Task)>,
     /// Per transmit DMA request, in order: its class and when the NIC saw it (None: a state
@@ -159,6 +169,10 @@ impl HandoffNic {
                 h.soft_min,
             ),
             owned: 0,
+            handed: Vec::new(),
+            restoring: Vec::new(),
+            to_restore: Vec::new(),
+            excess_raised: false,
             serving: None,
             tx_dma: VecDeque::new(),
             rx_dma: VecDeque::new(),

@@ -115,6 +115,8 @@ pub enum Notice {
     CrossCall,
     /// An event from the handoff NIC (an interrupt; the event's work is `handoff_event`).
     NicEvent,
+    /// The handoff NIC owns more connections than its soft limit: the OS restores some.
+    NicExcess,
 }
 
 const MAX_PIECES: usize = 8;

@@ -62,6 +62,19 @@ impl Node {
                     .with(self.piece(&c.handoff_event, 0, 1))
                     .with(self.piece(&c.irq_exit, 0, 1))
             }
+            IrqKind::Notice(Notice::NicExcess) => {
+                self.procs[p].stats.irqs_nic += 1;
+                // The handler picks the connections to restore and writes a RESTORE each.
+                let k = self.restore_choose();
+                let mut j = Job::new(Then::Notified(Notice::NicExcess))
+                    .with(self.piece(&c.irq_entry, 0, 1))
+                    .with(self.piece(&c.handoff_event, 0, 1));
+                if k > 0 {
+                    j.push(self.piece(&c.handoff_driver, 0, k));
+                    j.push(self.command_pieces()[1]);
+                }
+                j.with(self.piece(&c.irq_exit, 0, 1))
+            }
             IrqKind::Notice(n) => {
                 self.procs[p].stats.irqs_ipi += 1;
                 match self.cfg.smp.notification_handler {

@@ -194,6 +194,7 @@ impl Node {
         match then {
             Then::HardIrq { dev, taken } => self.after_hardirq(eng, p, dev as usize, taken),
             Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(p),
+            Then::Notified(Notice::NicExcess) => self.restore_issue(eng, wire),
             Then::Notified(Notice::Reschedule | Notice::CrossCall | Notice::NicEvent)
             | Then::Nothing => {}
             Then::Softirq => {

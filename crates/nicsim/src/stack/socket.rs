@@ -142,7 +142,13 @@ impl Node {
                 let probe = tcp.on_persist(now);
                 self.sq[p].xmit.extend(probe);
             }
-            TimerKind::TimeWait => self.retire(c),
+            TimerKind::TimeWait => {
+                self.retire(c);
+                if self.fw() == Some(p) {
+                    // A handoff NIC that kept TIME_WAIT frees the slot now.
+                    self.sq[p].teardown.push_back(c);
+                }
+            }
         }
     }
 

@@ -195,6 +195,9 @@ pub const HANDOFF_COUNTERS: &[Counter] = &[
     c("handoff.released", Unit::Count, |n| {
         handoff(n, |s| s.released)
     }),
+    c("handoff.restores", Unit::Count, |n| {
+        handoff(n, |s| s.restores)
+    }),
     c("handoff.commands", Unit::Count, |n| {
         handoff(n, |s| s.commands)
     }),

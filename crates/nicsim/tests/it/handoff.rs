@@ -105,3 +105,62 @@ fn a_handoff_nic_that_owns_nothing_serves_as_a_plain_nic_would() {
         "plain {a} against handoff NIC {b}"
     );
 }
+
+#[test]
+fn restore_excess_gives_connections_back_until_the_nic_is_within_its_soft_limit() {
+    use nicsim::config::OnExcess;
+    let mut c = web(64, NicPriority::HostFirst, 0.03);
+    c.handoff.hiwat_packets = 4;
+    c.handoff.lowat_packets = 1;
+    c.handoff.on_excess = OnExcess::RestoreExcess;
+    let (w, _) = drive(&c);
+    let server = w.server();
+    let h = w.nodes[server].handoff.as_ref().unwrap();
+    assert!(h.lc.decreases > 0, "the queue passed its high watermark");
+    assert!(h.stats.restores > 0, "{:?}", h.stats);
+    owned_limits_hold(&w);
+    let owned = w.nodes[server]
+        .conns
+        .iter()
+        .filter(|c| c.owner == nicsim::handoff::Owner::Nic)
+        .count();
+    assert_eq!(owned as u32, h.owned);
+    for (client, n) in w.nodes[..server].iter().enumerate() {
+        for conn in &n.conns {
+            let f = conn.tcp.flow;
+            for (a, b) in [(client, server), (server, client)] {
+                let k = w.conservation(a, b, Some(f));
+                assert!(k.holds(), "flow {f} node{a}→node{b}: {k:?}");
+            }
+        }
+    }
+    // Without restores the same run only refuses.
+    c.handoff.on_excess = OnExcess::RefuseNew;
+    let (w, _) = drive(&c);
+    assert_eq!(w.nodes[server].handoff.as_ref().unwrap().stats.restores, 0);
+}
+
+#[test]
+fn with_time_wait_on_the_nic_slots_are_held_until_time_wait_ends() {
+    let mut c = web(1024, NicPriority::HostFirst, 0.25);
+    c.workload.web.keep_alive = false;
+    let (w, _) = drive(&c);
+    let handed_back = w.nodes[w.server()].handoff.as_ref().unwrap().owned;
+    c.handoff.time_wait_on_nic = true;
+    let (w, _) = drive(&c);
+    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    // HTTP/1.0: the server closes first, so its connections sit in TIME_WAIT on the NIC.
+    let in_time_wait = w.nodes[w.server()]
+        .conns
+        .iter()
+        .filter(|c| {
+            c.owner == nicsim::handoff::Owner::Nic
+                && c.tcp.state() == nicsim::stack::tcp::State::TimeWait
+        })
+        .count();
+    assert!(
+        in_time_wait > 0 && h.owned > handed_back,
+        "{} against {handed_back}",
+        h.owned
+    );
+}
