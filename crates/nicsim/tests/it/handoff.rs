@@ -58,18 +58,9 @@ fn the_nic_never_owns_more_than_the_hard_limit_and_every_connection_conserves_it
         .filter(|c| c.owner == nicsim::handoff::Owner::Nic)
         .count();
     assert_eq!(owned as u32, h.owned, "the count matches the connections");
-    let mut checked = 0;
-    for (client, n) in w.nodes[..server].iter().enumerate() {
-        for conn in &n.conns {
-            let f = conn.tcp.flow;
-            for (a, b) in [(client, server), (server, client)] {
-                let k = w.conservation(a, b, Some(f));
-                assert!(k.holds(), "flow {f} node{a}→node{b}: {k:?}");
-                checked += 1;
-            }
-        }
-    }
-    assert!(checked > 100);
+    let flows: usize = w.nodes[..server].iter().map(|n| n.conns.len()).sum();
+    assert!(flows > 50);
+    every_flow_conserves(&w);
     // Owned connections' segments went through the NIC's own path, both ways.
     assert!(h.stats.rx_frames[1] > 0 && h.stats.tx_frames[1] > 0);
 }
@@ -125,15 +116,7 @@ fn restore_excess_gives_connections_back_until_the_nic_is_within_its_soft_limit(
         .filter(|c| c.owner == nicsim::handoff::Owner::Nic)
         .count();
     assert_eq!(owned as u32, h.owned);
-    for (client, n) in w.nodes[..server].iter().enumerate() {
-        for conn in &n.conns {
-            let f = conn.tcp.flow;
-            for (a, b) in [(client, server), (server, client)] {
-                let k = w.conservation(a, b, Some(f));
-                assert!(k.holds(), "flow {f} node{a}→node{b}: {k:?}");
-            }
-        }
-    }
+    every_flow_conserves(&w);
     // Without restores the same run only refuses.
     c.handoff.on_excess = OnExcess::RefuseNew;
     let (w, _) = drive(&c);

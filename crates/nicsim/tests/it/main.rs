@@ -20,6 +20,24 @@ fn drive(c: &Config) -> (nicsim::system::World, Value) {
     (w, v)
 }
 
+/// Asserts that every client connection conserves its bytes both ways (sent = delivered + in
+/// flight + dropped and counted); returns their dropped bytes.
+fn every_flow_conserves(w: &nicsim::system::World) -> u64 {
+    let server = w.server();
+    let mut dropped = 0;
+    for (client, n) in w.nodes[..server].iter().enumerate() {
+        for conn in &n.conns {
+            let f = conn.tcp.flow;
+            for (a, b) in [(client, server), (server, client)] {
+                let k = w.conservation(a, b, Some(f));
+                assert!(k.holds(), "flow {f} node{a}→node{b}: {k:?}");
+                dropped += k.dropped_bytes;
+            }
+        }
+    }
+    dropped
+}
+
 /// netperf `test` over `connections` from `clients` client nodes (through a switch when more
 /// than one), every node on the fixture's placement, a 200 ms window after 50 ms.
 fn netperf(test: nicsim::config::NetperfTest, connections: u32, clients: u32) -> Config {

@@ -31,17 +31,7 @@ fn every_connection_conserves_its_bytes_when_a_shallow_switch_drops_frames() {
         .map(|c| c.tcp.stats.retransmitted_bytes)
         .sum();
     assert!(retx > 0, "dropped data is retransmitted");
-    let mut dropped = 0;
-    for (client, n) in w.nodes[..server].iter().enumerate() {
-        for conn in &n.conns {
-            let f = conn.tcp.flow;
-            for (a, b) in [(client, server), (server, client)] {
-                let k = w.conservation(a, b, Some(f));
-                assert!(k.holds(), "flow {f} node{a}→node{b}: {k:?}");
-                dropped += k.dropped_bytes;
-            }
-        }
-    }
+    let dropped = every_flow_conserves(&w);
     for (a, b) in w.directions() {
         assert!(w.conservation(a, b, None).holds(), "node{a}→node{b}");
     }
