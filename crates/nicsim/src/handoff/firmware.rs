@@ -8,14 +8,12 @@ use super::queues::Class;
 use super::{Owner, Task};
 use crate::config::{NicPriority, OnExcess};
 use crate::engine::Engine;
-use crate::hw::cpu::Notice;
-use crate::hw::cpu::{Job, Piece, Then, Touches};
+use crate::hw::cpu::{Job, Notice, Piece, Then, Touches};
 use crate::hw::dma::Chan;
 use crate::node::effect::Effect;
 use crate::node::netdev::DevId;
 use crate::node::{job_of, Ev, Node, Wire};
-use crate::stack::tcp::Segment;
-use crate::stack::tcp::State;
+use crate::stack::tcp::{Segment, State};
 use crate::stack::{Frame, Payload};
 use std::rc::Rc;
 
@@ -56,25 +54,28 @@ impl Node {
                 if restore && !h.excess_raised && unclaimed > h.lc.soft_limit {
                     // The NIC asks the OS to take connections back (§6.2 restore_excess).
                     h.excess_raised = true;
-                    h.stats.events += 1;
                     let to = self.devs[0].irq;
-                    self.notify(eng, to, Notice::NicExcess);
+                    self.nic_event(eng, to, Notice::NicExcess);
                 }
             }
         }
         self.kick_fw(eng, wire);
     }
 
-    /// Queues a task for the NIC processor from the host side (a command after its doorbell,
-    /// or a transmitted host packet); false if its queue is full.
-    pub(crate) fn fw_queue(
+    /// A host command for the NIC processor (§4.1): the NIC reads its descriptor from the
+    /// command ring by DMA and queues it; false if its queue is full.
+    pub(crate) fn fw_command(
         &mut self,
         eng: &mut Engine<Ev>,
         wire: &mut Wire,
         class: Class,
         t: Task,
     ) -> bool {
+        let bytes = self.cfg.nic.descriptor_bytes;
+        self.nic_dma(eng, Chan::Tx, Vec::new(), bytes, None);
         let h = self.handoff.as_mut().expect("a handoff NIC");
+        h.stats.commands += 1;
+        h.stats.descriptor_dma_bytes += bytes;
         if h.queues.push(class, eng.now(), t).is_err() {
             h.stats.queue_drops[class as usize] += 1;
             return false;
@@ -244,7 +245,6 @@ impl Node {
         let state_bytes = self.cfg.handoff.state_bytes;
         let flow = self.conns[conn].tcp.flow;
         let h = self.handoff.as_mut().expect("a handoff NIC");
-        h.stats.events += 1;
         if open && h.lc.admits(h.owned) && self.conns[conn].owner == Owner::Chosen {
             h.owned += 1;
             h.stats.max_owned = h.stats.max_owned.max(h.owned);
@@ -264,7 +264,7 @@ impl Node {
             self.conns[conn].handoff_failed = true;
         }
         let to = self.devs[self.conns[conn].dev].irq;
-        self.notify(eng, to, Notice::NicEvent);
+        self.nic_event(eng, to, Notice::NicEvent);
     }
 
     /// An owned connection reached TIME_WAIT or closed: its NIC slot is freed and the host
@@ -288,7 +288,6 @@ impl Node {
         let state_bytes = self.cfg.handoff.state_bytes;
         let h = self.handoff.as_mut().expect("a handoff NIC");
         h.owned -= 1;
-        h.stats.events += 1;
         h.lookup.remove(flow);
         h.restoring.retain(|&c| c != conn);
         self.conns[conn].owner = Owner::Host;
@@ -300,7 +299,18 @@ impl Node {
             h.stats.released += 1;
         }
         let to = self.devs[self.conns[conn].dev].irq;
-        self.notify(eng, to, Notice::NicEvent);
+        self.nic_event(eng, to, Notice::NicEvent);
+    }
+
+    /// An event for host processor `to` (§4.1): written to the event ring by DMA, then its
+    /// interrupt.
+    pub(crate) fn nic_event(&mut self, eng: &mut Engine<Ev>, to: usize, notice: Notice) {
+        let bytes = self.cfg.nic.descriptor_bytes;
+        self.nic_dma(eng, Chan::Rx, Vec::new(), bytes, None);
+        let h = self.handoff.as_mut().expect("a handoff NIC");
+        h.stats.events += 1;
+        h.stats.descriptor_dma_bytes += bytes;
+        self.notify(eng, to, notice);
     }
 
     /// A segment of an owned connection leaves: a pure ACK straight from NIC memory; data

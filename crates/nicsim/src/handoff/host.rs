@@ -75,8 +75,7 @@ impl Node {
         self.conns[c].handoff_pending = true;
         let h = self.handoff.as_mut().expect("a handoff NIC");
         h.stats.attempts += 1;
-        h.stats.commands += 1;
-        if !self.fw_queue(eng, wire, Class::Nic, Task::Handoff(c)) {
+        if !self.fw_command(eng, wire, Class::Nic, Task::Handoff(c)) {
             // The NIC could not even queue it: a refusal the host sees at once.
             self.conns[c].owner = Owner::Host;
             self.conns[c].handoff_failed = true;
@@ -96,10 +95,9 @@ impl Node {
         if self.conns[c].owner != Owner::Nic {
             return false;
         }
-        self.handoff.as_mut().unwrap().stats.commands += 1;
         // Queued at once: the host paid the doorbell in the call (`command_pieces`). A full
         // queue loses the segments, which TCP then retransmits.
-        self.fw_queue(eng, wire, Class::Nic, Task::Output(std::mem::take(segs)));
+        self.fw_command(eng, wire, Class::Nic, Task::Output(std::mem::take(segs)));
         true
     }
 
@@ -133,8 +131,7 @@ impl Node {
         let h = self.handoff.as_mut().expect("a handoff NIC");
         h.excess_raised = false;
         for c in std::mem::take(&mut h.to_restore) {
-            self.handoff.as_mut().unwrap().stats.commands += 1;
-            if !self.fw_queue(eng, wire, Class::Nic, Task::Restore(c)) {
+            if !self.fw_command(eng, wire, Class::Nic, Task::Restore(c)) {
                 self.handoff.as_mut().unwrap().restoring.retain(|&r| r != c);
             }
         }

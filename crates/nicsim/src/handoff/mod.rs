@@ -66,6 +66,8 @@ pub struct HandoffStats {
     /// Bytes the NIC moved over the I/O bus by DMA: payload and TCP state.
     pub payload_dma_bytes: u64,
     pub state_dma_bytes: u64,
+    /// Command descriptors read and event records written by the NIC's DMA.
+    pub descriptor_dma_bytes: u64,
     pub max_owned: u32,
     pub restores: u64,
     /// Tasks for owned connections started while a host packet waited (0 with host-first).

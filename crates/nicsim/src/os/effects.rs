@@ -103,7 +103,7 @@ impl Node {
         let p = self.threads[tid].proc;
         if self.fw() == Some(from) {
             // The handoff NIC's RECV_DATA, SEND_ACKED or CONN_EVENT for a waiting thread.
-            self.notify(eng, p, Notice::NicEvent);
+            self.nic_event(eng, p, Notice::NicEvent);
         } else if p != from {
             self.notify(eng, p, Notice::Reschedule);
         } else {

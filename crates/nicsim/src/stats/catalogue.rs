@@ -226,6 +226,9 @@ pub const HANDOFF_COUNTERS: &[Counter] = &[
     c("handoff.dma_bytes.state", Unit::Count, |n| {
         handoff(n, |s| s.state_dma_bytes)
     }),
+    c("handoff.dma_bytes.descriptors", Unit::Count, |n| {
+        handoff(n, |s| s.descriptor_dma_bytes)
+    }),
     c("handoff.nic_tasks_past_host", Unit::Count, |n| {
         handoff(n, |s| s.nic_past_host)
     }),
