@@ -270,7 +270,9 @@ def placement_table(v: dict, preset: str, overrides: bool) -> dict[str, str]:
     t["irq_target"] = t["driver"]
     t["per_packet_irq"] = preset == "onload" and v["onload.per_packet_irq"]
     # A TOE takes over send-initiated output only where the protocol runs on the NIC.
-    t["tx_output"] = "protocol" if v["tx.model"] == "toe" and t["protocol"] == "nic_cpu" else "thread"
+    # CPU-NET's test E queues process-context sends to it (its row says so).
+    toe = v["tx.model"] == "toe" and t["protocol"] == "nic_cpu"
+    t["tx_output"] = "protocol" if toe or t.get("tx_output") == "protocol" else "thread"
     t["name"] = preset if not any(v[f"placement.{f}"] for f in ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")) or not overrides else f"{preset}+custom"
     return t
 

@@ -17,6 +17,13 @@ PLACEMENTS: dict[str, dict[str, str]] = {
     # The host runs everything it owns as in base; the NIC processor sees every frame first,
     # runs TCP for the connections handed to it and forwards the rest (handoff.md §2).
     "handoff": dict(driver="cpu0", protocol="cpu0", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="handoff"),
+    # CPU-NET (stacks.md §A.8, §A.9): cpu1 polls the NICs' rings without end, with their
+    # interrupt work inline, and runs lower receive; cpu0 (CPU-HOST) runs the processes and
+    # upper layers. Test D sends from the calling thread (d_tx_lower = inline); test E queues
+    # process-context sends to CPU-NET.
+    "cpu_net_d": dict(driver="cpu1", protocol="cpu1", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="poll"),
+    "cpu_net_e": dict(driver="cpu1", protocol="cpu1", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="poll",
+                      tx_output="protocol"),
 }
 
 # Processors each placement needs, so presets can size the hardware.
@@ -26,4 +33,6 @@ NEEDS = {
     "onload": dict(cpus=2, nic_cpu=False),
     "hybrid": dict(cpus=2, nic_cpu=True),
     "handoff": dict(cpus=1, nic_cpu=True),
+    "cpu_net_d": dict(cpus=2, nic_cpu=False),
+    "cpu_net_e": dict(cpus=2, nic_cpu=False),
 }

@@ -1,6 +1,6 @@
 //! Results as JSON. Every key carries its unit; per-processor entries are keyed `NODE.PROCESSOR`.
 
-use crate::config::STAGE_NAMES;
+use crate::config::{IdleAccounting, STAGE_NAMES};
 use crate::stats::catalogue::{
     ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, HANDOFF_COUNTERS,
     LOCK_COUNTERS, NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
@@ -47,6 +47,10 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 hit_rates(&mut pr);
             }
             pr.insert("busy_by_stage".into(), stage_profile(&p.stages, secs));
+            if w.nodes[i].roles.poller == Some(j) {
+                let util = win.utilisation(i, j);
+                pr.insert("polling".into(), polling(w, &p.stages, secs, util));
+            }
             procs.insert(format!("node{i}.{}", p.name), Value::Object(pr));
         }
         let mut node = Map::new();
@@ -137,6 +141,17 @@ fn stage_profile(stages: &[f64], secs: f64) -> Value {
 }
 
 /// Adds each cache level's read and write hit rates (null when it saw no such access).
+/// CPU-NET's poll loop: the share of the window its empty passes took, and the sar-like
+/// %idle under the configured accounting (stacks.md §A.8).
+fn polling(w: &World, stages: &[f64], secs: f64, utilisation: f64) -> Value {
+    let empty = stages[w.cfg.costs.poll_empty.id as usize] / (secs * 1e12);
+    let (name, idle) = match w.cfg.cpu_net.idle_accounting {
+        IdleAccounting::BusyPoll => ("busy_poll", 1.0 - utilisation),
+        IdleAccounting::EmptyPollIsIdle => ("empty_poll_is_idle", 1.0 - utilisation + empty),
+    };
+    json!({"empty_poll_share": empty, "idle_accounting": name, "sar_idle": idle})
+}
+
 fn hit_rates(pr: &mut Map<String, Value>) {
     let Some(Value::Object(levels)) = pr.get_mut("cache") else {
         return;

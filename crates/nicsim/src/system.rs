@@ -145,6 +145,7 @@ impl World {
             let tick = |node, proc| Ev::Tick { node, proc };
             node.start_periodic(&mut eng, cfg.smp.background_ipi_per_s, cross_call);
             node.start_periodic(&mut eng, cfg.sched.tick_hz, tick);
+            node.start_polling(&mut eng);
         }
         let switch = cfg.switch.present.then_some(SwitchParams {
             port_rate: cfg.switch.port_rate_bps,

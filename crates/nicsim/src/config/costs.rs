@@ -119,10 +119,14 @@ pub struct Costs {
     /// The host driver's side of one handoff command, and of one NIC event.
     pub handoff_driver: StageCost,
     pub handoff_event: StageCost,
+    /// One pass of CPU-NET's poll loop that found nothing (rings' status, host queues).
+    pub poll_empty: StageCost,
+    /// A hand-over through a shared-memory queue between CPU-HOST and CPU-NET.
+    pub cpu_net_handover: StageCost,
 }
 
 /// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
-pub const STAGE_NAMES: [&str; 47] = [
+pub const STAGE_NAMES: [&str; 49] = [
     "irq_entry",
     "irq_exit",
     "ipi_handler",
@@ -170,11 +174,13 @@ pub const STAGE_NAMES: [&str; 47] = [
     "nic_event",
     "handoff_driver",
     "handoff_event",
+    "poll_empty",
+    "cpu_net_handover",
 ];
 
 impl Costs {
     /// Every stage, in declaration order: the order their ids and code are laid out in.
-    pub fn stages_mut(&mut self) -> [&mut StageCost; 47] {
+    pub fn stages_mut(&mut self) -> [&mut StageCost; 49] {
         [
             &mut self.irq_entry,
             &mut self.irq_exit,
@@ -223,6 +229,8 @@ impl Costs {
             &mut self.nic_event,
             &mut self.handoff_driver,
             &mut self.handoff_event,
+            &mut self.poll_empty,
+            &mut self.cpu_net_handover,
         ]
     }
 

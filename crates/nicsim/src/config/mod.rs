@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 mod costs;
 mod handoff;
 mod memory;
+mod placement;
 pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
+pub use placement::{IrqPath, Placement, ProcName, RxMode, TxOutput};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,6 +35,7 @@ pub struct Config {
     pub sched: Sched,
     pub offload: Offload,
     pub handoff: Handoff,
+    pub cpu_net: CpuNet,
     pub smp: Smp,
     pub rx: RxPath,
     /// One resolved placement per node: the clients first (they send in streaming runs),
@@ -249,6 +252,34 @@ pub struct Smp {
     pub spinlocks: bool,
 }
 
+/// The dedicated network CPU (CPU-NET, stacks.md §A.8), where a placement polls.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuNet {
+    pub device_irqs: DeviceIrqs,
+    pub idle_accounting: IdleAccounting,
+}
+
+/// Whether the devices CPU-NET polls still interrupt it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceIrqs {
+    /// Masked for good: the poll loop finds their work.
+    Masked,
+    /// Routed to CPU-NET as ordinary interrupts (NAPI masks them while it polls).
+    ToCpuNet,
+}
+
+/// How the poll loop's empty passes count in a sar-like %idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleAccounting {
+    /// Every cycle of the loop is system time (a thread that never sleeps).
+    BusyPoll,
+    /// An empty pass counts as idle.
+    EmptyPollIsIdle,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NotificationHandler {
@@ -286,82 +317,6 @@ pub struct RxPath {
 pub struct Offload {
     pub softirq_kick: SoftirqKick,
     pub ack_path: AckPath,
-}
-
-/// Processor names as in the spec: `cpu0`, `cpu1`, ..., `nic_cpu`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProcName {
-    Cpu0,
-    Cpu1,
-    NicCpu,
-}
-
-impl ProcName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProcName::Cpu0 => "cpu0",
-            ProcName::Cpu1 => "cpu1",
-            ProcName::NicCpu => "nic_cpu",
-        }
-    }
-
-    /// The NIC's own processor: no north bridge, no host I/O bus, no background cross-calls.
-    pub fn is_nic(self) -> bool {
-        self == ProcName::NicCpu
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IrqPath {
-    Ioapic,
-    Direct,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RxMode {
-    /// Per-packet DMA into the host receive ring (base, onload).
-    HostRing,
-    /// Frames accumulate in NIC memory and move in one burst per flush (offload, hybrid).
-    RingAccumulate,
-    /// The NIC processor looks up every frame: it runs TCP for the connections handed to it
-    /// and forwards the rest to the host ring (connection handoff, handoff.md).
-    Handoff,
-}
-
-/// Which processor runs each group of stages, and where interrupts go. Pure data.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Placement {
-    pub name: String,
-    /// `rx.hardirq`, `rx.schedule`: the driver's interrupt handler.
-    pub driver: ProcName,
-    /// `rx.poll`, `rx.ip`, `rx.tcp`, `rx.wake`, ACK- and timer-released output, `tx.ack`, `tx.complete`.
-    pub protocol: ProcName,
-    /// The benchmark's communication thread: `rx.syscall`, `rx.copy`, `tx.syscall`, `tx.copy`,
-    /// and send-initiated `tx.tcp`/`tx.ip`/`tx.dev`.
-    pub comm_thread: ProcName,
-    /// The application-load thread (`rx.app`).
-    pub app: ProcName,
-    pub irq_target: ProcName,
-    pub irq_path: IrqPath,
-    pub rx_mode: RxMode,
-    /// Who runs send-initiated `tx.tcp`/`tx.ip`/`tx.dev` and the reader's window updates.
-    pub tx_output: TxOutput,
-    /// One interrupt per received packet on this node, whatever `nic.rx_notify` says
-    /// (the literal reading of the onload NIC, host-path Q13).
-    pub per_packet_irq: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TxOutput {
-    /// Linux: the thread that calls send, in process context (host-path §5.3 `linux`).
-    Thread,
-    /// An idealised TOE: the protocol processor, after a doorbell (§5.3 `toe`).
-    Protocol,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

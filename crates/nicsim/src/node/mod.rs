@@ -12,7 +12,7 @@ pub mod effect;
 pub mod events;
 pub mod netdev;
 
-use crate::config::{Category, Config, Costs, MemMode, NicIrq, ProcName, StageCost};
+use crate::config::{Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost};
 use crate::derived;
 use crate::handoff::HandoffNic;
 use crate::hw::apic::Apic;
@@ -179,6 +179,13 @@ impl Node {
                 NetDev::new(Nic::new(params), dma, addr, irq, protocol, fifo)
             })
             .collect();
+        // CPU-NET's devices never interrupt: the poll loop finds their work.
+        let mut devs = devs;
+        if roles.poller.is_some() && cfg.cpu_net.device_irqs == DeviceIrqs::Masked {
+            for d in devs.iter_mut().filter(|d| Some(d.protocol) == roles.poller) {
+                d.nic.masked = true;
+            }
+        }
         let handoff = match roles.firmware {
             Some(fw) if devs.len() == 1 => {
                 let rate_ips = cfg.cpu.clock_hz.0 as f64 / derived::cpi(cfg, ProcName::NicCpu);

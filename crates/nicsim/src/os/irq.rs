@@ -146,6 +146,22 @@ impl Node {
         }
     }
 
+    /// CPU-NET's loop starts with the run (one notification raises its softirq, which then
+    /// never ends).
+    pub fn start_polling(&self, eng: &mut Engine<Ev>) {
+        if let Some(p) = self.roles.poller {
+            let kind = IrqKind::Notice(Notice::RaiseSoftirq);
+            eng.at(
+                Time::ZERO,
+                Ev::Irq {
+                    node: self.id,
+                    proc: p as u8,
+                    kind,
+                },
+            );
+        }
+    }
+
     pub fn on_tick(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, hz: f64) {
         let (node, proc) = (self.id, p as u8);
         eng.after(Duration((1e12 / hz) as u64), Ev::Tick { node, proc });

@@ -401,10 +401,13 @@ impl Node {
     /// doorbell, so the output work runs there; Linux sends from the calling thread.
     pub(crate) fn toe_doorbell(&self, tid: usize) -> Piece {
         let to = self.roles.protocol;
-        if self.roles.tx_output == TxOutput::Protocol && self.threads[tid].proc != to {
-            self.notify_cost(to)
-        } else {
+        if self.roles.tx_output != TxOutput::Protocol || self.threads[tid].proc == to {
             Piece::default()
+        } else if self.roles.poller == Some(to) {
+            // CPU-NET polls a shared-memory queue: an entry, no interrupt.
+            self.piece(&self.cfg.costs.cpu_net_handover, 0, 1)
+        } else {
+            self.notify_cost(to)
         }
     }
 

@@ -52,6 +52,8 @@ pub struct Roles {
     pub kick: SoftirqKick,
     /// The NIC processor of a connection-handoff NIC, which sees every frame first.
     pub firmware: Option<usize>,
+    /// CPU-NET: the host CPU that polls its devices' rings without end.
+    pub poller: Option<usize>,
 }
 
 /// Processors of a node, in index order.
@@ -88,7 +90,7 @@ impl Roles {
         let napi = rx_notify == RxNotify::Napi && !p.per_packet_irq;
         let receive = match (p.rx_mode, napi) {
             (RxMode::RingAccumulate, _) => Receive::RingAccumulate,
-            (RxMode::HostRing | RxMode::Handoff, true) => Receive::NapiPoll,
+            (RxMode::HostRing | RxMode::Handoff, true) | (RxMode::Poll, _) => Receive::NapiPoll,
             (RxMode::HostRing | RxMode::Handoff, false) => Receive::NetifRx,
         };
         let acks = match (receive, ack_path) {
@@ -102,7 +104,7 @@ impl Roles {
             )?),
             _ => None,
         };
-        let r = Roles {
+        let mut r = Roles {
             driver: index_of(procs, p.driver, "driver")?,
             protocol: index_of(procs, p.protocol, "protocol")?,
             comm: index_of(procs, p.comm_thread, "comm_thread")?,
@@ -114,11 +116,21 @@ impl Roles {
             tx_output: p.tx_output,
             kick,
             firmware,
+            poller: None,
         };
         if Some(r.comm) == nic || Some(r.app) == nic {
             return Err(
                 "placement: threads cannot run on nic_cpu, which runs only protocol work".into(),
             );
+        }
+        if p.rx_mode == RxMode::Poll {
+            if Some(r.protocol) == nic {
+                return Err("placement.rx_mode = poll: the polling processor (placement.protocol) must be a host CPU".into());
+            }
+            if r.comm == r.protocol || r.app == r.protocol {
+                return Err("placement.rx_mode = poll: CPU-NET (placement.protocol) runs nothing but its poll loop; put comm_thread and app on another CPU".into());
+            }
+            r.poller = Some(r.protocol);
         }
         if r.driver != r.irq_target {
             return Err("placement.driver must be the processor that takes the interrupt (placement.irq_target)".into());

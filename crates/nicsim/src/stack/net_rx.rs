@@ -2,6 +2,7 @@
 //! (dispatch, transmit, wake-up, timer, reclaim, one frame's poll, IP and TCP, poll end),
 //! within the NAPI budget.
 
+use crate::config::DeviceIrqs;
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, JobData, LockRef, Piece, Then, Touches};
 use crate::node::effect::Effect;
@@ -141,8 +142,27 @@ impl Node {
                 if let Payload::Tcp(s) = f.payload {
                     pieces.extend(self.handshake_piece(&s));
                 }
+                // CPU-NET does a masked interrupt's ring bookkeeping when a pass finds work,
+                // and polls with interrupts off until its next empty pass.
+                if std::mem::take(&mut self.sq[p].polled_empty) {
+                    pieces.push(self.piece(&c.rx_hardirq, 0, 1));
+                }
+                if self.roles.poller == Some(p) {
+                    self.sq[p].poll_ending = false;
+                }
                 return mk(self, Effect::RxPacket(f), &pieces).map(|j| j.with_data(data));
             }
+        }
+        // CPU-NET never stops: an empty pass, then the loop goes round again. With its
+        // devices' interrupts routed to it, an empty pass first re-enables them, as NAPI does.
+        if self.roles.poller == Some(p) {
+            let irqs = self.cfg.cpu_net.device_irqs == DeviceIrqs::ToCpuNet;
+            if irqs && !self.sq[p].poll_ending {
+                self.sq[p].poll_ending = true;
+                return mk(self, Effect::PollEnd, &[self.piece(&c.rx_poll_end, 0, 1)]);
+            }
+            self.sq[p].polled_empty = !irqs;
+            return mk(self, Effect::None, &[self.piece(&c.poll_empty, 0, 1)]);
         }
         // Nothing left: a NAPI poll ends by re-enabling device interrupts.
         if self.roles.receive == Receive::NapiPoll && !self.sq[p].poll_ending {

@@ -243,6 +243,10 @@ impl Node {
         }
         let to = self.protocol_of(segs[0].flow);
         self.sq[to].xmit.extend(segs);
+        if self.roles.poller == Some(to) {
+            // CPU-NET's loop finds the queue entry on its next pass.
+            return;
+        }
         if self.threads[tid].proc == to {
             self.raise_softirq_local(to);
             self.kick(eng, wire, to);

@@ -16,6 +16,8 @@ pub(crate) struct Softirq {
     pub(crate) yielded: bool,
     pub(crate) budget_used: u32,
     pub(crate) poll_ending: bool,
+    /// CPU-NET's loop: its last pass found nothing.
+    pub(crate) polled_empty: bool,
     pub(crate) effect: Option<Effect>,
     pub(crate) xmit: VecDeque<Segment>,
     pub(crate) wake: VecDeque<usize>,

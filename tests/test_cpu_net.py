@@ -1,0 +1,60 @@
+"""CPU-NET (stacks.md §A.8, §A.9 tests D and E): a host CPU that polls its NICs' rings without
+end, with their interrupts masked, and runs nothing but the network's lower layers."""
+import pytest
+
+from nicsim import api
+from nicsim.errors import ConfigError
+
+SHORT = {"workload.netperf.duration_ps": "60 ms", "workload.netperf.warmup_ps": "10 ms"}
+
+
+def server(out):
+    return {k.split(".", 1)[1]: p for k, p in out["processors"].items() if k.startswith("node2.")}
+
+
+@pytest.mark.parametrize("preset", ["zabaljauregui-D", "zabaljauregui-E"])
+def test_cpu_net_takes_no_device_interrupts_and_every_connection_conserves_its_bytes(preset):
+    out = api.run(preset, SHORT)
+    assert out["netperf"]["aggregate"]["throughput_mbps"] > 100
+    cpus = server(out)
+    assert cpus["cpu0"]["nic_irq_per_s"] == 0 and cpus["cpu1"]["nic_irq_per_s"] == 0
+    assert out["nodes"]["node2"]["nic_irqs_raised"] == 0
+    # CPU-NET runs the lower receive path; the netservers' copies run on CPU-HOST.
+    assert cpus["cpu1"]["busy_by_stage"]["rx_tcp"] > 0 and "rx_tcp" not in cpus["cpu0"]["busy_by_stage"]
+    assert cpus["cpu0"]["busy_by_stage"]["rx_copy"] > 0 and "rx_copy" not in cpus["cpu1"]["busy_by_stage"]
+    # Waking a netserver on CPU-HOST is a cross-CPU wake-up: one reschedule IPI each.
+    assert cpus["cpu0"]["ipi_per_s"] > 0
+    for direction, c in out["conservation"].items():
+        assert c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"], direction
+
+
+def test_the_empty_poll_loop_costs_time_and_its_accounting_is_a_switch():
+    rr = {**SHORT, "workload.netperf.test": "tcp_rr"}
+    busy = server(api.run("zabaljauregui-D", rr))["cpu1"]
+    idle = server(api.run("zabaljauregui-D", {**rr, "cpu_net.idle_accounting": "empty_poll_is_idle"}))["cpu1"]
+    assert busy["utilisation"] == pytest.approx(1.0)
+    share = busy["polling"]["empty_poll_share"]
+    assert 0.2 < share < 1 and busy["busy_by_stage"]["poll_empty"] == pytest.approx(share)
+    assert busy["polling"]["sar_idle"] == pytest.approx(0.0, abs=1e-9)
+    assert idle["polling"]["sar_idle"] == pytest.approx(share)
+
+
+def test_test_e_queues_process_context_sends_to_cpu_net_and_test_d_does_not():
+    rr = {**SHORT, "workload.netperf.test": "tcp_rr"}
+    d, e = server(api.run("zabaljauregui-D", rr)), server(api.run("zabaljauregui-E", rr))
+    assert d["cpu0"]["busy_by_stage"].get("tx_tcp", 0) > 0 and "cpu_net_handover" not in d["cpu0"]["busy_by_stage"]
+    assert "tx_tcp" not in e["cpu0"]["busy_by_stage"] and e["cpu0"]["busy_by_stage"]["cpu_net_handover"] > 0
+    assert e["cpu1"]["busy_by_stage"]["tx_tcp"] > d["cpu1"]["busy_by_stage"].get("tx_tcp", 0)
+
+
+def test_with_interrupts_routed_to_cpu_net_only_cpu_net_takes_them():
+    # Request-response leaves the loop empty passes, which re-enable the devices' interrupts.
+    rr = {**SHORT, "workload.netperf.test": "tcp_rr"}
+    cpus = server(api.run("zabaljauregui-D", {**rr, "cpu_net.device_irqs": "to_cpu_net"}))
+    assert cpus["cpu1"]["nic_irq_per_s"] > 0 and cpus["cpu0"]["nic_irq_per_s"] == 0
+
+
+def test_cpu_net_runs_nothing_but_its_loop():
+    with pytest.raises(ConfigError) as e:
+        api.run("zabaljauregui-D", {**SHORT, "placement.comm_thread": "cpu1"})
+    assert "CPU-NET" in str(e.value) and "comm_thread" in str(e.value)
