@@ -58,3 +58,34 @@ def test_cpu_net_runs_nothing_but_its_loop():
     with pytest.raises(ConfigError) as e:
         api.run("zabaljauregui-D", {**SHORT, "placement.comm_thread": "cpu1"})
     assert "CPU-NET" in str(e.value) and "comm_thread" in str(e.value)
+
+
+# --- the seven tests of stacks.md §A.9 as presets -------------------------------------------
+
+@pytest.mark.parametrize("test", list("ABCDEXZ"))
+def test_every_test_of_the_study_runs_and_says_its_hardware_is_a_placeholder(test):
+    out = api.run(f"zabaljauregui-{test}", SHORT)
+    assert out["netperf"]["aggregate"]["throughput_mbps"] > 0
+    assert "PLACEHOLDER HARDWARE" in out["config_description"]
+    assert out["netperf"]["connections"] == 2 and len(out["config"]["placements"]) == 3
+
+
+def test_a_cpu_that_polls_two_busy_nics_serves_them_alike():
+    for preset in ("zabaljauregui-A", "zabaljauregui-D"):
+        assert api.run(preset, SHORT)["netperf"]["fairness_jain"] > 0.99, preset
+
+
+def test_c_binds_each_nic_and_its_netserver_to_one_cpu_and_b_lets_netservers_migrate():
+    c = server(api.run("zabaljauregui-C", SHORT))
+    for cpu in ("cpu0", "cpu1"):
+        stages = c[cpu]["busy_by_stage"]
+        assert stages["rx_tcp"] > 0 and stages["rx_copy"] > 0 and c[cpu]["nic_irq_per_s"] > 0
+    b = api.run("zabaljauregui-B", {**SHORT, "workload.netperf.warmup_ps": "1 ms"})
+    assert b["nodes"]["node2"]["migrations"] > 0
+
+
+def test_x_and_z_run_c_and_e_under_their_own_names():
+    for same, twin in (("C", "X"), ("E", "Z")):
+        a, b = api.run(f"zabaljauregui-{same}", SHORT), api.run(f"zabaljauregui-{twin}", SHORT)
+        assert api.results_only(a)["netperf"] == api.results_only(b)["netperf"]
+        assert f"Test {twin}" in b["config_description"]

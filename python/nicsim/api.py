@@ -63,6 +63,8 @@ def run(cfg: Resolved | str | dict | None = None, sets=None) -> dict[str, Any]:
     if "points" in out:
         out["summary"] = netpipe_summary(out["points"], r.values["workload.netpipe.mode"])
     out["config"] = r.core
+    if r.description:
+        out["config_description"] = r.description
     out["config_hash"] = r.hash()
     out["nicsim_version"] = VERSION
     if "error" in out:

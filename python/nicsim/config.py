@@ -152,10 +152,12 @@ def parse_set(items: Iterable[str]) -> dict[str, str]:
 class Resolved:
     """A fully resolved configuration: values in base units, costs, placements."""
 
-    def __init__(self, values: dict[str, Any], costs: dict, name: str):
+    def __init__(self, values: dict[str, Any], costs: dict, name: str, description: str | None = None):
         self.values = values
         self.costs = costs
         self.name = name
+        # What the preset or file says it is (placeholders included), for every output.
+        self.description = description
         self.core = build_core(values, costs)
 
     def to_json(self) -> str:
@@ -170,6 +172,7 @@ def resolve(source: str | Path | dict | None = None, sets: dict[str, Any] | Iter
     (nested or dotted keys), or None for the built-in defaults."""
     raw: dict[str, Any] = {}
     name = "defaults"
+    description = None
     if isinstance(source, dict):
         layer = dict(source)
         if "preset" in layer:
@@ -182,13 +185,16 @@ def resolve(source: str | Path | dict | None = None, sets: dict[str, Any] | Iter
         if s.endswith(".toml") or path.exists():
             doc = _read_toml(path, "configuration file")
             if "preset" in doc:
-                base = doc.pop("preset")
-                raw.update(flatten(_without_meta(load_preset(base))))
-            doc.pop("description", None)
+                base = load_preset(doc.pop("preset"))
+                description = base.get("description")
+                raw.update(flatten(_without_meta(base)))
+            description = doc.pop("description", description)
             raw.update(flatten(doc))
             name = path.stem
         else:
-            raw.update(flatten(_without_meta(load_preset(s))))
+            preset = load_preset(s)
+            description = preset.get("description")
+            raw.update(flatten(_without_meta(preset)))
             name = s
     if sets:
         raw.update(sets if isinstance(sets, dict) else parse_set(sets))
@@ -204,7 +210,7 @@ def resolve(source: str | Path | dict | None = None, sets: dict[str, Any] | Iter
     costs = _costs(values["costs.profile"], cost_over)
     _derive(values)
     _check(values)
-    return Resolved(values, costs, name)
+    return Resolved(values, costs, name, description)
 
 
 def _without_meta(d: dict) -> dict:

@@ -153,6 +153,9 @@ def print_sar(out: dict) -> None:
 
 def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     n = out["netperf"]
+    placeholder = [x.strip() for x in out.get("config_description", "").split(". ") if "PLACEHOLDER" in x]
+    for note in placeholder:
+        print(f"note: {note.rstrip('.')}.")
     rate_key = "throughput_mbps" if "throughput_mbps" in n["aggregate"] else "transactions_per_s"
     unit = "Mbps" if rate_key == "throughput_mbps" else "transactions/s"
     print(f"{n['test']}: {n['connections']} connection(s) from {n['clients']} client(s) to {n['server']}, "

@@ -108,6 +108,7 @@ PARAMS: list[Param] = [
     P("nic.tso_max_bytes", "size", "64 KiB", "the largest IP datagram one TSO send carries", "[R] Linux GSO_MAX_SIZE 65536", min=1, max=1073741824),
     P("nic.gro_max_bytes", "size", "64 KiB", "the largest segment GRO builds", "[R] Linux GRO_MAX_SIZE 65536", min=1, max=1073741824),
     P("napi.budget", "int", 300, "packets per net_rx_action before deferring", "[R] Linux 2.6 netdev_budget", min=1, max=1e+06),
+    P("napi.weight", "int", 64, "frames one device is polled for before the next device with work on the same CPU has its turn (NAPI's per-device quota); a device alone with work keeps polling", "[R] Linux 2.6 dev->weight = 64 (tg3, weight_p)", min=1, max=100000),
     P("napi.backlog_packets", "int", 1000, "packets netif_rx may queue per CPU before dropping (non-NAPI, flushed bursts)", "[R] Linux 2.6 netdev_max_backlog", min=1, max=1e+07),
     # link
     P("link.rate_bps", "rate", "1 Gbps", "link bandwidth, each direction", "[S] Table 4.5", min=1e+06, max=1e+13),
@@ -213,6 +214,7 @@ PARAMS: list[Param] = [
     P("workload.netperf.duration_ps", "time", "1 s", "measured window", "[N] netperf -l", min=1, max=1e+15),
     P("workload.netperf.warmup_ps", "time", "200 ms", "unmeasured warm-up before the window", "[N]", min=0, max=1e+15),
     P("workload.netperf.start_spread_ps", "time", "1 ms", "connections start at seeded uniform offsets within this time (never in lockstep)", "[N]", min=0, max=1e+15),
+    P("workload.netperf.server_threads", "choice", "comm", "where the netservers run: comm (pinned to the placement's comm_thread processor), nic (each pinned to the CPU its connection's device interrupts, stacks.md §A.9 test C; TCP_CRR servers stay on comm_thread) or free (start on comm_thread, migrate when woken to an idle CPU, test B)", "[S] stacks.md §A.9 tests B, C", choices=("comm", "nic", "free")),
     P("workload.netperf.nodelay", "bool", False, "TCP_NODELAY on every connection", "[R] netperf sets it only with -D"),
     # web server (host-path §7.8; Q26 defaults)
     P("workload.web.users", "int", 100, "concurrent users, closed loop, spread round-robin over the client nodes", "[S] §7.8: 100 to 2,500 users", min=1, max=65535),

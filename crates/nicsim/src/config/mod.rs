@@ -141,6 +141,8 @@ pub struct Nic {
 #[serde(deny_unknown_fields)]
 pub struct Napi {
     pub budget: u32,
+    /// Frames a device is polled for before the next device with work has its turn.
+    pub weight: u32,
     /// Packets `netif_rx` may queue per CPU before dropping (netdev_max_backlog).
     pub backlog_packets: u32,
 }
@@ -399,6 +401,19 @@ pub struct Netperf {
     /// Connections start at seeded uniform offsets within this time.
     pub start_spread_ps: Duration,
     pub nodelay: bool,
+    pub server_threads: ServerThreads,
+}
+
+/// Where the netservers run (stacks.md §A.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerThreads {
+    /// Pinned to the placement's comm_thread processor.
+    Comm,
+    /// Pinned to the CPU that takes its connection's device interrupts (test C).
+    Nic,
+    /// Starting on comm_thread's processor, free to migrate when woken (test B).
+    Free,
 }
 
 /// Frames injected at the receiving NIC with no transport flow control (host-path §7.9).

@@ -85,10 +85,7 @@ impl Node {
             let frame = match self.roles.receive {
                 Receive::NapiPoll => match &mut self.devs[..] {
                     [dev] if dev.protocol == p => dev.nic.take_rx(),
-                    devs => devs
-                        .iter_mut()
-                        .filter(|d| d.protocol == p)
-                        .find_map(|d| d.nic.take_rx()),
+                    _ => self.poll_devices(p),
                 },
                 Receive::NetifRx | Receive::RingAccumulate => self.sq[p].backlog.pop_front(),
             };
@@ -171,6 +168,38 @@ impl Node {
         }
         self.sq[p].running = false;
         self.sq[p].poll_ending = false;
+        None
+    }
+
+    /// The next frame from the devices processor `p` polls, round robin: the device being
+    /// polled keeps the turn for `napi.weight` frames (NAPI's quota), then the next one with
+    /// work has it; a device alone with work keeps it.
+    fn poll_devices(&mut self, p: usize) -> Option<Frame> {
+        let n = self.devs.len();
+        let (at, spent) = (
+            self.sq[p].poll_dev % n,
+            self.sq[p].poll_quota >= self.cfg.napi.weight,
+        );
+        let others = (1..n).map(|k| (at + k) % n);
+        let order: Vec<usize> = if spent {
+            others.chain([at]).collect()
+        } else {
+            [at].into_iter().chain(others).collect()
+        };
+        for d in order {
+            if self.devs[d].protocol != p {
+                continue;
+            }
+            if let Some(f) = self.devs[d].nic.take_rx() {
+                let sq = &mut self.sq[p];
+                if d != sq.poll_dev || spent {
+                    sq.poll_dev = d;
+                    sq.poll_quota = 0;
+                }
+                sq.poll_quota += 1;
+                return Some(f);
+            }
+        }
         None
     }
 

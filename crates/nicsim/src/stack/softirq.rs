@@ -18,6 +18,9 @@ pub(crate) struct Softirq {
     pub(crate) poll_ending: bool,
     /// CPU-NET's loop: its last pass found nothing.
     pub(crate) polled_empty: bool,
+    /// The device whose ring is being polled, and the frames taken from it in this turn.
+    pub(crate) poll_dev: usize,
+    pub(crate) poll_quota: u32,
     pub(crate) effect: Option<Effect>,
     pub(crate) xmit: VecDeque<Segment>,
     pub(crate) wake: VecDeque<usize>,

@@ -19,7 +19,7 @@
 mod crr;
 
 use super::{Flow, Measured, When, Workload};
-use crate::config::{Config, Netperf as Params, NetperfTest};
+use crate::config::{Config, Netperf as Params, NetperfTest, ServerThreads};
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
@@ -176,6 +176,37 @@ pub fn jain(x: &[f64]) -> f64 {
 
 pub use crate::stats::quantile::percentile;
 
+impl Netperf {
+    /// The netserver of a connection: on the placement's comm_thread processor, pinned to the
+    /// CPU its device interrupts (a TCP_CRR server's connections come later: comm_thread), or
+    /// free to migrate.
+    fn server_thread(
+        &self,
+        w: &mut World,
+        server: usize,
+        conn: usize,
+        crr: bool,
+        udp: bool,
+    ) -> Result<usize, String> {
+        let node = &w.nodes[server];
+        let comm = node.roles.comm;
+        match self.p.server_threads {
+            ServerThreads::Comm => w.spawn(server, comm, INTERACTIVE),
+            ServerThreads::Free => w.spawn_free(server, comm, INTERACTIVE),
+            ServerThreads::Nic if crr => w.spawn(server, comm, INTERACTIVE),
+            ServerThreads::Nic => {
+                let dev = if udp {
+                    node.udp[conn].dev
+                } else {
+                    node.conns[conn].dev
+                };
+                let cpu = node.devs[dev].irq;
+                w.spawn(server, cpu, INTERACTIVE)
+            }
+        }
+    }
+}
+
 impl Workload for Netperf {
     fn start(&mut self, w: &mut World) -> Result<(), String> {
         let n = self.p.connections as usize;
@@ -210,7 +241,7 @@ impl Workload for Netperf {
                 w.connect(client, server, self.p.nodelay)?
             };
             let client_thread = w.spawn(client, w.nodes[client].roles.comm, INTERACTIVE)?;
-            let server_thread = w.spawn(server, w.nodes[server].roles.comm, INTERACTIVE)?;
+            let server_thread = self.server_thread(w, server, server_conn, crr, udp)?;
             for (node, t) in [(client, client_thread), (server, server_thread)] {
                 let v = &mut self.by_thread[node];
                 if v.len() <= t {
