@@ -89,3 +89,40 @@ def test_x_and_z_run_c_and_e_under_their_own_names():
         a, b = api.run(f"zabaljauregui-{same}", SHORT), api.run(f"zabaljauregui-{twin}", SHORT)
         assert api.results_only(a)["netperf"] == api.results_only(b)["netperf"]
         assert f"Test {twin}" in b["config_description"]
+
+
+# --- interrupts against polling under overload ---------------------------------------------
+
+def test_one_sweep_draws_livelock_against_napi_and_cpu_net_with_the_intrusion_factor(tmp_path):
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    store, rep = tmp_path / "ll.sqlite", tmp_path / "rep"
+    r = subprocess.run([sys.executable, "-m", "nicsim", "sweep", "ortiz2008-base", "--benchmark", "packet_gen",
+                        "--grid", "workload.packet_gen.rate_pps=50000,400000", "--grid", "nic.rx_notify=interrupt,napi",
+                        "--grid", "placement=base,cpu_net_d", "--set", "workload.packet_gen.duration_ps=10ms",
+                        "--set", "workload.packet_gen.warmup_ps=2ms", "--set", "placement.sender=base",
+                        "--workers", "1", "--out", str(store), "--no-progress"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "nicsim", "report", str(store), "--out", str(rep)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    t = pd.read_csv(rep / "livelock.csv")
+    assert len(t) == 8 and (rep / "livelock.png").stat().st_size > 0
+    at = lambda pl, n: t[(t.placement == pl) & (t["nic.rx_notify"] == n) & (t.offered_pps == 400000)].iloc[0]
+    # Interrupt per frame: livelock, nothing delivered, FI infinite.
+    assert at("base", "interrupt").delivered_pps == 0 and str(at("base", "interrupt").fi_cpu) == "inf"
+    # NAPI and CPU-NET deliver at the softirq's capacity; CPU-NET's host CPU stays free.
+    assert at("base", "napi").delivered_pps > 30000 and at("cpu_net_d", "interrupt").delivered_pps > 30000
+    assert 1 < float(at("cpu_net_d", "napi").fi_cpu) < 10
+
+
+def test_every_node_reports_its_intrusion_factor_and_an_idle_node_none():
+    out = api.run("ortiz2008-base", {"workload.kind": "packet_gen", "workload.packet_gen.rate_pps": 20000,
+                                     "workload.packet_gen.duration_ps": "10 ms", "workload.packet_gen.warmup_ps": "2 ms"})
+    nodes = out["packet_gen"]["nodes"]
+    assert nodes["node0"]["fi_cpu"] is None
+    busy = out["packet_gen"]["processors"]["node1.cpu0"]
+    useful = sum(v for k, v in busy["busy_by_stage"].items() if k in ("rx_ip", "rx_tcp", "csum"))
+    assert nodes["node1"]["fi_cpu"] == pytest.approx(busy["utilisation"] / useful)

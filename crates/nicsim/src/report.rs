@@ -5,7 +5,7 @@ use crate::stats::catalogue::{
     ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, HANDOFF_COUNTERS,
     LOCK_COUNTERS, NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
 };
-use crate::stats::Window;
+use crate::stats::{NodeSnap, Window};
 use crate::system::World;
 use serde_json::{json, Map, Value};
 
@@ -57,6 +57,7 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
         for (c, &v) in NODE_COUNTERS.iter().zip(&n.values) {
             insert(&mut node, c.key, figure(c.unit, v, secs, clock));
         }
+        node.insert("fi_cpu".into(), fi_cpu(w, n));
         // Bus crossings per payload byte read by the application (laws.md §1); null on a node
         // whose application read nothing (a sender), where the ratio has no meaning.
         let app_bytes = n.get("app_bytes_read");
@@ -141,6 +142,44 @@ fn stage_profile(stages: &[f64], secs: f64) -> Value {
 }
 
 /// Adds each cache level's read and write hit rates (null when it saw no such access).
+/// The intrusion factor by CPU time (stacks.md §A.1): all the node's busy time over the time
+/// of its application and protocol processing. Everything else (copies, interrupts, softirq
+/// dispatch, context switches, system-call entry and exit, buffer management, locks, polling)
+/// is the OS's intrusion. `"inf"` when the node was busy and did nothing useful (livelock),
+/// null when it was idle. Work of no stage (application work, IPI sends) counts as useful.
+fn fi_cpu(w: &World, n: &NodeSnap) -> Value {
+    let c = &w.cfg.costs;
+    let useful = [
+        0,
+        c.rx_ip.id,
+        c.rx_tcp.id,
+        c.tx_tcp.id,
+        c.tx_ip.id,
+        c.tx_ack.id,
+        c.csum.id,
+        c.timer.id,
+        c.tcp_syn.id,
+        c.tcp_child.id,
+        c.tcp_teardown.id,
+        c.udp_tx.id,
+        c.udp_rx.id,
+        c.gro_receive.id,
+        c.http_request.id,
+        c.app_message.id,
+    ];
+    let total: f64 = n.procs.iter().flat_map(|p| &p.stages).sum();
+    let done: f64 = n
+        .procs
+        .iter()
+        .map(|p| useful.iter().map(|&i| p.stages[i as usize]).sum::<f64>())
+        .sum();
+    match (total > 0.0, done > 0.0) {
+        (false, _) => Value::Null,
+        (true, false) => json!("inf"),
+        (true, true) => json!(total / done),
+    }
+}
+
 /// CPU-NET's poll loop: the share of the window its empty passes took, and the sar-like
 /// %idle under the configured accounting (stacks.md §A.8).
 fn polling(w: &World, stages: &[f64], secs: f64, utilisation: f64) -> Value {

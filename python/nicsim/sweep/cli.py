@@ -35,7 +35,7 @@ def sweep_parser() -> argparse.ArgumentParser:
     ap.add_argument("--grid", action="append", default=[], metavar="KEY=VALUES", help="a swept key (repeatable: cartesian product)")
     ap.add_argument("--zip", action="store_true", help="pair the --grid lists value by value instead of taking their product")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a fixed override for every point (repeatable)")
-    ap.add_argument("--benchmark", choices=("netpipe", "hpcbench", "web"), help="default: the configuration's workload.kind")
+    ap.add_argument("--benchmark", choices=("netpipe", "hpcbench", "web", "netperf", "packet_gen"), help="default: the configuration's workload.kind")
     ap.add_argument("--workers", type=_workers, help="local processes (default: every core)")
     ap.add_argument("--dask", metavar="ADDRESS|local", help="run on a Dask cluster at ADDRESS, or on a local one")
     ap.add_argument("--retries", type=int, default=2, help="runs of a point whose worker died before it is recorded as failed (default 2)")

@@ -38,7 +38,9 @@ from ..errors import ConfigError
 from ..params import BY_KEY
 from ..placements import NEEDS, PLACEMENTS
 
-BENCHMARKS = ("netpipe", "hpcbench", "web")
+BENCHMARKS = ("netpipe", "hpcbench", "web", "netperf", "packet_gen")
+# Benchmarks the core runs whole from a resolved configuration (Hpcbench is driven from Python).
+CORE_RUN = ("netpipe", "web", "netperf", "packet_gen")
 # Grid keys that are arguments of run_hpcbench, not configuration keys, and their kinds.
 HPC_ARGS = {"gamma": "float", "a": "float", "msg_size": "size", "duration": "time"}
 PLACEMENT_KEY = "placement"
@@ -73,7 +75,7 @@ class Point:
             "index": self.index,
             "key": self.key,
             "benchmark": self.benchmark,
-            "resolved": self.resolved if self.benchmark in ("netpipe", "web") else None,
+            "resolved": self.resolved if self.benchmark in CORE_RUN else None,
             "source": self.source,
             "sets": self.sets,
             "bench_args": self.bench_args,

@@ -347,6 +347,50 @@ def fig_web(rows: list[dict], y: str, label: str) -> Any:
     return fig
 
 
+# --- interrupts against polling under overload (stacks.md §A.1, host-path §7.9) ----------------
+
+def livelock_table(df: pd.DataFrame, params: dict, results: dict) -> pd.DataFrame:
+    """One row per packet-generator point: the swept values, offered and delivered frame
+    rates, and the receiver's intrusion factor (`inf` in livelock)."""
+    rows = []
+    for _, row in df[(df.status == "ok") & (df.benchmark == "packet_gen")].iterrows():
+        res = results.get(row.key)
+        if not res:
+            continue
+        g = res["packet_gen"]
+        rows.append({"placement": row.placement, **params[row.key], "offered_pps": g["offered_pps"],
+                     "delivered_pps": g["delivered_pps"], "fi_cpu": g["nodes"]["node1"]["fi_cpu"]})
+    return pd.DataFrame(rows)
+
+
+def fig_livelock(table: pd.DataFrame) -> Any:
+    """Delivered frames/s and the intrusion factor against offered frames/s, a curve per other
+    setting; livelock (nothing delivered, FI infinite) is marked at the top of the FI axis."""
+    fig, (ax, fx) = plt.subplots(1, 2, figsize=(10.0, 4.2), sharex=True)
+    others = [k for k in table.columns if k not in ("placement", "offered_pps", "delivered_pps", "fi_cpu")
+              and "." in k and k != "workload.packet_gen.rate_pps"]
+    keys = (["placement"] if table["placement"].nunique() > 1 else []) + others
+    groups = table.groupby(keys, dropna=False) if keys else [((), table)]
+    finite = [float(v) for v in table["fi_cpu"] if isinstance(v, (int, float)) and v is not None and math.isfinite(v)]
+    top = max(finite, default=1.0) * 1.3
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{_short(k)}={v}" for k, v in zip(keys, key)) or "all points"
+        g = g.sort_values("offered_pps")
+        line, = ax.plot(g["offered_pps"], g["delivered_pps"], marker="o", ms=3, label=label)
+        fi = [top if v == "inf" else float(v) if isinstance(v, (int, float)) else float("nan") for v in g["fi_cpu"]]
+        fx.plot(g["offered_pps"], fi, marker="o", ms=3, color=line.get_color(), label=label)
+    fx.axhline(top, color="#b00", lw=0.6, ls=":")
+    fx.text(0.01, top, " livelock (FI = inf)", color="#b00", fontsize=8, va="bottom", transform=fx.get_yaxis_transform())
+    ax.plot(ax.get_xlim(), ax.get_xlim(), color="#999", lw=0.6, ls="--")
+    ax.set(xlabel="offered frames/s", ylabel="delivered frames/s", title="Delivered against offered")
+    fx.set(xlabel="offered frames/s", ylabel="FI (CPU time / useful CPU time)", title="OS intrusion factor")
+    for a in (ax, fx):
+        _finish(a)
+    fig.tight_layout()
+    return fig
+
+
 # --- connection handoff (handoff.md §11) ---------------------------------------------------------
 
 HANDOFF_X = "handoff.max_connections"
@@ -469,6 +513,11 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
                      _save(fig_web(wrows, "rps", "requests per second (1/s)"), out, "web_requests")))
         figs.append(("web_response", "Mean response time against concurrent users.",
                      _save(fig_web(wrows, "rt", "mean response time (ms)"), out, "web_response")))
+    ltable = livelock_table(df, params, results)
+    if not ltable.empty:
+        figs.append(("livelock", "Interrupts against polling under overload: delivered frames/s (left) and the receiver's OS-intrusion factor FI = CPU time / application and protocol time (right) against the offered rate, a curve per setting (stacks.md §A.1).",
+                     _save(fig_livelock(ltable), out, "livelock")))
+        ltable.to_csv(out / "livelock.csv", index=False)
     htable = handoff_table(df, params, results)
     if not htable.empty:
         figs.append(("handoff", "Connection handoff: requests per second and NIC idle against the NIC's connection limit, a curve per other swept setting (handoff.md §11).",

@@ -10,6 +10,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from .grid import CORE_RUN
+
 # Fault injection for the tests (and for anyone checking a deployment): NICSIM_SWEEP_FAULT is
 # "die:I" (the worker running point I exits at once, every time) or "die-once:I:PATH" (it exits
 # only if PATH does not exist yet, and creates it first). Nothing else reads it.
@@ -45,6 +47,19 @@ def summarise(benchmark: str, out: dict[str, Any]) -> dict[str, Any]:
         for k, v in (w.get("response_time_ms") or {}).items():
             s[f"response_time_ms.{k}"] = v
         return s
+    if benchmark == "netperf":
+        n = out.get("netperf", {})
+        s = {k: v for k, v in (n.get("aggregate") or {}).items() if isinstance(v, (int, float))}
+        s["fairness_jain"] = n.get("fairness_jain")
+        return s
+    if benchmark == "packet_gen":
+        g = out.get("packet_gen", {})
+        s = {k: v for k, v in g.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        fi = g.get("nodes", {}).get("node1", {}).get("fi_cpu")
+        # A column of numbers: livelock (FI infinite, the core's "inf") is its own column.
+        s["livelock"] = fi == "inf"
+        s["fi_cpu"] = None if fi == "inf" else fi
+        return s
     h = out.get("hpcbench", {})
     s = {k: v for k, v in h.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
     for k, v in (out.get("laws") or {}).items():
@@ -60,7 +75,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
     try:
         from ..api import results_only
 
-        if task["benchmark"] in ("netpipe", "web"):
+        if task["benchmark"] in CORE_RUN:
             from ..api import run
 
             out = run(task["resolved"])
