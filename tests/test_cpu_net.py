@@ -126,3 +126,21 @@ def test_every_node_reports_its_intrusion_factor_and_an_idle_node_none():
     busy = out["packet_gen"]["processors"]["node1.cpu0"]
     useful = sum(v for k, v in busy["busy_by_stage"].items() if k in ("rx_ip", "rx_tcp", "csum"))
     assert nodes["node1"]["fi_cpu"] == pytest.approx(busy["utilisation"] / useful)
+
+
+# --- ksoftirqd -------------------------------------------------------------------------------
+
+def test_ksoftirqd_takes_over_above_the_restart_limit_as_a_thread():
+    # A packet flood past the softirq's capacity: with one restart allowed, ksoftirqd runs
+    # the rest; switching to it is a context switch even with no other thread on the CPU.
+    flood = {"workload.kind": "packet_gen", "workload.packet_gen.rate_pps": 400000, "nic.rx_notify": "napi",
+             "workload.packet_gen.duration_ps": "10 ms", "workload.packet_gen.warmup_ps": "0 s"}
+    deferral = api.run("ortiz2008-base", flood)["packet_gen"]["processors"]["node1.cpu0"]
+    assert deferral["context_switches_per_s"] == 0
+    thread = api.run("ortiz2008-base", {**flood, "sched.ksoftirqd": "thread", "sched.softirq_restarts": 1})
+    cpu = thread["packet_gen"]["processors"]["node1.cpu0"]
+    assert cpu["context_switches_per_s"] > 0 and cpu["busy_by_stage"]["context_switch"] > 0
+    # Ten restarts keep the softirq going where one hands over at every budget.
+    ten = api.run("ortiz2008-base", {**flood, "sched.ksoftirqd": "thread", "sched.softirq_restarts": 10})
+    ten_cpu = ten["packet_gen"]["processors"]["node1.cpu0"]
+    assert ten_cpu["busy_by_stage"].get("softirq_dispatch", 0) < cpu["busy_by_stage"]["softirq_dispatch"]

@@ -241,6 +241,20 @@ pub struct Sched {
     pub wakeup_preempts: bool,
     /// Local timer interrupts per second on every host CPU (Linux's HZ); 0: no tick.
     pub tick_hz: f64,
+    pub ksoftirqd: Ksoftirqd,
+    /// Softirq passes (`__do_softirq` restarts, one budget each) before ksoftirqd takes over.
+    pub softirq_restarts: u32,
+}
+
+/// Who runs softirq work left over after its budget (stacks.md §A.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ksoftirqd {
+    /// The softirq yields after one budget and resumes when nothing else runs; no thread.
+    Deferral,
+    /// Linux 2.6: after `softirq_restarts` budgets the CPU's ksoftirqd thread (nice 19) runs
+    /// the rest when no other thread wants the CPU, with a context switch to and from it.
+    Thread,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

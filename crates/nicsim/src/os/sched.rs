@@ -2,12 +2,16 @@
 //! process context by interrupts, the softirq and a woken communication thread (host-path §5).
 
 use super::thread::INTERACTIVE;
+use crate::config::Ksoftirqd;
 use crate::engine::Engine;
 use crate::hw::cpu::{Chunk, Ctx, Job, JobData, LockRef, Notice, Then};
 use crate::node::effect::Effect;
 use crate::node::{Ev, Node, Wire};
 use crate::os::lock::{Attempt, SpinLock};
 use crate::units::{Duration, Time};
+
+/// `last_thread`'s mark for a CPU's ksoftirqd (no thread of the node has this id).
+const KSOFTIRQD: usize = usize::MAX;
 
 impl Node {
     /// Starts work on processor `p` if it is idle.
@@ -77,7 +81,15 @@ impl Node {
         }
         if self.sq[p].pending || self.sq[p].running {
             // The softirq yielded to process context and nothing else wants the CPU.
-            if let Some(j) = self.softirq_job(p) {
+            if let Some(mut j) = self.softirq_job(p) {
+                if self.cfg.sched.ksoftirqd == Ksoftirqd::Thread
+                    && self.last_thread[p] != Some(KSOFTIRQD)
+                {
+                    // ksoftirqd is a thread: switching to it is a context switch.
+                    self.procs[p].stats.context_switches += 1;
+                    j.prepend(self.piece(&self.cfg.costs.context_switch, 0, 1));
+                    self.last_thread[p] = Some(KSOFTIRQD);
+                }
                 return Some((Ctx::Softirq, j));
             }
         }

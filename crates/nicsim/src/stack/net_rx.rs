@@ -2,7 +2,7 @@
 //! (dispatch, transmit, wake-up, timer, reclaim, one frame's poll, IP and TCP, poll end),
 //! within the NAPI budget.
 
-use crate::config::DeviceIrqs;
+use crate::config::{DeviceIrqs, Ksoftirqd};
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, JobData, LockRef, Piece, Then, Touches};
 use crate::node::effect::Effect;
@@ -75,11 +75,19 @@ impl Node {
         }
         let sq = &mut self.sq[p];
         if sq.budget_used >= self.cfg.napi.budget {
-            // Budget spent: defer the rest and let process context run (ksoftirqd-like).
-            sq.running = false;
-            sq.pending = true;
-            sq.yielded = true;
-            return None;
+            let thread = self.cfg.sched.ksoftirqd == Ksoftirqd::Thread;
+            if thread && sq.restarts + 1 < self.cfg.sched.softirq_restarts {
+                // Work is still pending: __do_softirq goes round again with a new budget.
+                sq.restarts += 1;
+                sq.budget_used = 0;
+            } else {
+                // Budget spent: the rest waits for process context to let it run (ksoftirqd).
+                sq.running = false;
+                sq.pending = true;
+                sq.yielded = true;
+                sq.restarts = 0;
+                return None;
+            }
         }
         {
             let frame = match self.roles.receive {

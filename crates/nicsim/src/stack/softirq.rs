@@ -21,6 +21,8 @@ pub(crate) struct Softirq {
     /// The device whose ring is being polled, and the frames taken from it in this turn.
     pub(crate) poll_dev: usize,
     pub(crate) poll_quota: u32,
+    /// Budgets spent in this activation (`__do_softirq`'s restarts).
+    pub(crate) restarts: u32,
     pub(crate) effect: Option<Effect>,
     pub(crate) xmit: VecDeque<Segment>,
     pub(crate) wake: VecDeque<usize>,
