@@ -174,19 +174,14 @@ impl Node {
                     pieces.push(self.piece(&c.tx_ack, 0, 1));
                 }
             }
-            Task::Handoff(conn) => {
+            // Both answer with an event: HANDOFF_ACK or NACK, RESTORED.
+            Task::Handoff(conn) | Task::Restore(conn) => {
                 let to = self.devs[self.conns[*conn].dev].irq;
                 pieces.push(self.piece(&c.nic_command, 0, 1));
                 pieces.push(self.piece(&c.nic_event, 0, 1));
                 pieces.push(self.notify_cost(to));
             }
             Task::Output(_) => pieces.push(self.piece(&c.nic_command, 0, 1)),
-            Task::Restore(conn) => {
-                let to = self.devs[self.conns[*conn].dev].irq;
-                pieces.push(self.piece(&c.nic_command, 0, 1));
-                pieces.push(self.piece(&c.nic_event, 0, 1));
-                pieces.push(self.notify_cost(to));
-            }
         }
         self.handoff.as_mut().expect("a handoff NIC").serving = Some((class, at, task));
         mk(self, Effect::Firmware, &pieces)
@@ -268,7 +263,8 @@ impl Node {
     }
 
     /// An owned connection reached TIME_WAIT or closed: its NIC slot is freed and the host
-    /// keeps the rest (§4.5, TIME_WAIT is not held on the NIC).
+    /// keeps the rest (§4.5); with `handoff.time_wait_on_nic` the slot is held until
+    /// TIME_WAIT ends.
     pub(crate) fn release(&mut self, eng: &mut Engine<Ev>, conn: usize) {
         let time_wait = self.conns[conn].tcp.state() == State::TimeWait;
         if self.conns[conn].owner != Owner::Nic || (time_wait && self.cfg.handoff.time_wait_on_nic)
