@@ -112,6 +112,8 @@ def alternative(p):
         return [1, 2]
     if p.kind == "procs":
         return ["cpu0"]
+    if p.kind == "text":
+        return "another"
     if p.kind == "float":
         hi = p.max if p.max is not None else d + 1.0
         return (d + hi) / 2  # short decimals here: exact through JSON

@@ -88,7 +88,8 @@ def test_x_and_z_run_c_and_e_under_their_own_names():
     for same, twin in (("C", "X"), ("E", "Z")):
         a, b = api.run(f"zabaljauregui-{same}", SHORT), api.run(f"zabaljauregui-{twin}", SHORT)
         assert api.results_only(a)["netperf"] == api.results_only(b)["netperf"]
-        assert f"Test {twin}" in b["config_description"]
+        assert f"Test {twin}" in b["config_description"] and b["config"]["run"]["scenario"] == twin
+        assert a["config_hash"] != b["config_hash"]
 
 
 # --- interrupts against polling under overload ---------------------------------------------
@@ -144,3 +145,27 @@ def test_ksoftirqd_takes_over_above_the_restart_limit_as_a_thread():
     ten = api.run("ortiz2008-base", {**flood, "sched.ksoftirqd": "thread", "sched.softirq_restarts": 10})
     ten_cpu = ten["packet_gen"]["processors"]["node1.cpu0"]
     assert ten_cpu["busy_by_stage"].get("softirq_dispatch", 0) < cpu["busy_by_stage"]["softirq_dispatch"]
+
+
+def test_one_sweep_over_the_seven_presets_reports_sar_and_oprofile_side_by_side(tmp_path):
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    store, rep = tmp_path / "z.sqlite", tmp_path / "rep"
+    presets = ",".join(f"zabaljauregui-{t}" for t in "ABCDEXZ")
+    r = subprocess.run([sys.executable, "-m", "nicsim", "sweep", "zabaljauregui", "--benchmark", "netperf",
+                        "--grid", f"placement={presets}", "--set", "workload.netperf.duration_ps=30ms",
+                        "--workers", "1", "--out", str(store), "--no-progress"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "nicsim", "report", str(store), "--out", str(rep)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    t = pd.read_csv(rep / "netperf.csv").set_index("placement")
+    assert len(t) == 7
+    for col in ("throughput_mbps", "general_idle_percent", "cswch_per_s", "intr_sar_per_s", "cpu0 copy to user %"):
+        assert t[col].notna().all(), col
+    # A runs on one CPU; CPU-NET (D) takes no device interrupts, C takes them on both CPUs.
+    assert pd.isna(t.loc["zabaljauregui-A", "%idle cpu1"])
+    assert t.loc["zabaljauregui-D", "intr_device_per_s"] == 0 < t.loc["zabaljauregui-C", "intr_device_per_s"]
+    assert "netperf, sar and oprofile" in (rep / "report.html").read_text()

@@ -114,7 +114,7 @@ def parse_value(p: Param, raw: Any) -> Any:
             if v not in p.choices:
                 allowed = ", ".join(repr(c) for c in p.choices if c) + (" or '' (from the preset)" if "" in p.choices else "")
                 raise ConfigError(f"{p.key}: {raw!r} is not allowed; choose {allowed}")
-        elif p.kind == "path":
+        elif p.kind in ("path", "text"):
             v = str(raw)
         elif p.kind == "sizes":
             items = raw if isinstance(raw, list) else [x for x in str(raw).split(",") if x.strip()]

@@ -102,8 +102,9 @@ def replicate(config_source, sets: dict, replications: int, block: str, summaris
 SYMBOL_CLASSES = {
     "copy to user": ("rx_copy", "tx_copy", "skb_copy", "csum", "tx_csum_fold"),
     "interrupt handling": ("irq_entry", "irq_exit", "rx_hardirq", "rx_schedule", "ipi_handler", "timer_tick"),
-    "TCP receive": ("softirq_dispatch", "rx_poll", "rx_poll_end", "gro_receive", "rx_ip", "rx_tcp", "tx_ack", "udp_rx"),
-    "transmit queueing": ("tx_tcp", "tx_ip", "tx_dev", "udp_tx"),
+    "TCP receive": ("softirq_dispatch", "rx_poll", "rx_poll_end", "poll_empty", "gro_receive", "rx_ip", "rx_tcp",
+                    "tx_ack", "udp_rx"),
+    "transmit queueing": ("tx_tcp", "tx_ip", "tx_dev", "udp_tx", "cpu_net_handover"),
     "locks": ("lock_spin",),
     "scheduling": ("context_switch", "rx_wake", "epoll_wait"),
     "system calls": ("rx_syscall", "tx_syscall"),
@@ -112,11 +113,10 @@ SYMBOL_CLASSES = {
 }
 
 
-def print_profile(out: dict) -> None:
-    """Per server CPU, its busy time by symbol class as a percentage of its busy time (what
-    oprofile's samples would show), from the core's per-stage accounting."""
-    server = out["netperf"]["server"]
-    rows = []
+def profile(out: dict, server: str) -> dict[str, dict[str, float]]:
+    """Per CPU of node `server`, its busy time by symbol class as a percentage of its busy time
+    (what oprofile's samples would show), from the core's per-stage accounting."""
+    rows = {}
     for k, p in out["processors"].items():
         stages = p.get("busy_by_stage", {})
         busy = sum(stages.values())
@@ -124,31 +124,50 @@ def print_profile(out: dict) -> None:
             continue
         named = {c: sum(stages.get(s, 0.0) for s in ss) for c, ss in SYMBOL_CLASSES.items()}
         named["other"] = busy - sum(named.values())
-        rows.append((k, {c: 100.0 * v / busy for c, v in named.items()}))
+        rows[k.split(".")[1]] = {c: 100.0 * v / busy for c, v in named.items()}
+    return rows
+
+
+def print_profile(out: dict) -> None:
+    rows = profile(out, out["netperf"]["server"])
     if rows:
         classes = list(SYMBOL_CLASSES) + ["other"]
         print("profile (% of each CPU's busy time): " + "; ".join(
-            f"{k.split('.')[1]}: " + ", ".join(f"{c} {v[c]:.1f}" for c in classes if v[c] >= 0.05) for k, v in rows))
+            f"{k}: " + ", ".join(f"{c} {v[c]:.1f}" for c in classes if v[c] >= 0.05) for k, v in rows.items()))
+
+
+def sar(out: dict, server: str) -> dict | None:
+    """Node `server`'s host CPUs as sar would show them (stacks.md §A.10): %idle per CPU and
+    averaged (CPU-NET's under its `cpu_net.idle_accounting`), context switches per second over
+    all CPUs, and interrupts per second by kind; `sar` intr/s is device interrupts plus one
+    global timer at sched.tick_hz (local timer ticks and IPIs excluded, as /proc/stat counts
+    them on i386 2.6)."""
+    cpus = {k.split(".")[1]: p for k, p in out["processors"].items()
+            if k.startswith(server + ".") and not k.endswith("nic_cpu")}
+    if not cpus:
+        return None
+    idle = {k: 100.0 * (p["polling"]["sar_idle"] if "polling" in p else 1.0 - p["utilisation"]) for k, p in cpus.items()}
+    dev = sum(p["nic_irq_per_s"] for p in cpus.values())
+    return {
+        "idle_percent": idle,
+        "general_idle_percent": sum(idle.values()) / len(idle),
+        "cswch_per_s": sum(p["context_switches_per_s"] for p in cpus.values()),
+        "intr_device_per_s": dev,
+        "intr_local_timer_per_s": sum(p.get("timer_irq_per_s", 0.0) for p in cpus.values()),
+        "intr_ipi_per_s": sum(p["ipi_per_s"] for p in cpus.values()),
+        "intr_sar_per_s": dev + out["config"]["sched"]["tick_hz"],
+    }
 
 
 def print_sar(out: dict) -> None:
-    """The server's CPUs as sar would show them (stacks.md §A.10): %idle per CPU and averaged,
-    context switches per second over all CPUs, and interrupts per second by kind; `sar intr/s`
-    is device interrupts plus one global timer at sched.tick_hz (local timer ticks and IPIs
-    excluded, as /proc/stat counts them on i386 2.6)."""
     server = out["netperf"]["server"]
-    cpus = {k: p for k, p in out["processors"].items() if k.startswith(server + ".") and not k.endswith("nic_cpu")}
-    if not cpus:
+    s = sar(out, server)
+    if s is None:
         return
-    idle = {k: 100.0 * (1.0 - p["utilisation"]) for k, p in cpus.items()}
-    dev = sum(p["nic_irq_per_s"] for p in cpus.values())
-    timer = sum(p.get("timer_irq_per_s", 0.0) for p in cpus.values())
-    ipi = sum(p["ipi_per_s"] for p in cpus.values())
-    hz = out["config"]["sched"]["tick_hz"]
-    cs = sum(p["context_switches_per_s"] for p in cpus.values())
-    print(f"sar ({server}): %idle " + ", ".join(f"{k.split('.')[1]} {v:.2f}" for k, v in idle.items())
-          + f", general {sum(idle.values()) / len(idle):.2f}; cswch/s {cs:,.0f}; intr/s device {dev:,.0f}, "
-          f"local timer {timer:,.0f}, IPI {ipi:,.0f}, sar {dev + hz:,.0f}")
+    print(f"sar ({server}): %idle " + ", ".join(f"{k} {v:.2f}" for k, v in s["idle_percent"].items())
+          + f", general {s['general_idle_percent']:.2f}; cswch/s {s['cswch_per_s']:,.0f}; intr/s device "
+          f"{s['intr_device_per_s']:,.0f}, local timer {s['intr_local_timer_per_s']:,.0f}, IPI {s['intr_ipi_per_s']:,.0f}, "
+          f"sar {s['intr_sar_per_s']:,.0f}")
 
 
 def print_netperf(out: dict, categories: tuple[str, ...]) -> None:

@@ -16,7 +16,7 @@ PROCESSORS = ("cpu0", "cpu1", "nic_cpu")
 @dataclass(frozen=True)
 class Param:
     key: str
-    kind: str  # size | rate | freq | time | int | float | bool | choice | sizes | procs | path
+    kind: str  # size | rate | freq | time | int | float | bool | choice | sizes | procs | path | text
     default: Any
     description: str
     source: str
@@ -33,6 +33,7 @@ def P(key, kind, default, description, source, choices=(), min=None, max=None):
 
 PARAMS: list[Param] = [
     P("run.seed", "int", 1, "seed of the random generator (only stochastic inputs use it)", "[N]", min=0, max=18446744073709551615),
+    P("run.scenario", "text", "", "a label naming the scenario in the results and the configuration's hash; the simulation ignores it (stacks.md §A.9's X and Z run C's and E's placements under their own names)", "[N]"),
     # processors
     P("cpu.clock_hz", "freq", "400 MHz", "host CPU clock", "[S] thesis Table 4.5", min=1e+06, max=1e+12),
     P("cpu.cpi", "float", 1.0, "cycles per instruction, memory stalls excluded", "[S] §4.1 Simics stall mode", min=0.01, max=1000),

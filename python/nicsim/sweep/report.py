@@ -347,6 +347,30 @@ def fig_web(rows: list[dict], y: str, label: str) -> Any:
     return fig
 
 
+# --- netperf, in the style of the study's tools (stacks.md §A.10) -------------------------------
+
+def netperf_table(df: pd.DataFrame, params: dict, results: dict) -> pd.DataFrame:
+    """One row per netperf point: the swept values, the aggregate rate, the server's sar-like
+    figures and its oprofile-like profile per CPU (the same figures `nicsim netperf` prints)."""
+    from ..netperf import profile, sar
+
+    rows = []
+    for _, row in df[(df.status == "ok") & (df.benchmark == "netperf")].iterrows():
+        res = results.get(row.key)
+        if not res:
+            continue
+        n, server = res["netperf"], res["netperf"]["server"]
+        r = {"placement": row.placement, **params[row.key], **n["aggregate"], "fairness_jain": n["fairness_jain"]}
+        s = sar(res, server) or {}
+        for cpu, v in s.get("idle_percent", {}).items():
+            r[f"%idle {cpu}"] = v
+        r.update({k: v for k, v in s.items() if k != "idle_percent"})
+        for cpu, classes in profile(res, server).items():
+            r.update({f"{cpu} {c} %": v for c, v in classes.items()})
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
 # --- interrupts against polling under overload (stacks.md §A.1, host-path §7.9) ----------------
 
 def livelock_table(df: pd.DataFrame, params: dict, results: dict) -> pd.DataFrame:
@@ -513,6 +537,9 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
                      _save(fig_web(wrows, "rps", "requests per second (1/s)"), out, "web_requests")))
         figs.append(("web_response", "Mean response time against concurrent users.",
                      _save(fig_web(wrows, "rt", "mean response time (ms)"), out, "web_response")))
+    ntable = netperf_table(df, params, results)
+    if not ntable.empty:
+        ntable.to_csv(out / "netperf.csv", index=False)
     ltable = livelock_table(df, params, results)
     if not ltable.empty:
         figs.append(("livelock", "Interrupts against polling under overload: delivered frames/s (left) and the receiver's OS-intrusion factor FI = CPU time / application and protocol time (right) against the offered rate, a curve per setting (stacks.md §A.1).",
@@ -558,6 +585,10 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
         parts.append("<h2>Caches (mode B)</h2><p>Receiver hit rates of reads and writes per level at each curve's "
                      "peak throughput (counts of that point's window).</p>" + _table(caches))
         caches.to_csv(out / "caches.csv", index=False)
+    if not ntable.empty:
+        parts.append("<h2>netperf, sar and oprofile</h2><p>Per point: the aggregate rate, the server's %idle per CPU "
+                     "and averaged, context switches and interrupts per second, and each CPU's busy time by symbol "
+                     "class (% of its busy time; <code>netperf.csv</code>).</p>" + _table(ntable))
     if not htable.empty:
         parts.append("<h2>Connection handoff</h2><p>The study's metrics per point (window counts; delays are means "
                      "in microseconds; <code>handoff.csv</code>).</p>" + _table(htable))

@@ -49,6 +49,8 @@ pub struct Config {
 #[serde(deny_unknown_fields)]
 pub struct Run {
     pub seed: u64,
+    /// A label naming the scenario; echoed in the results, ignored by the model.
+    pub scenario: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
