@@ -43,3 +43,20 @@ def test_two_processors_on_one_device_conflict_and_spin_no_longer_than_a_critica
 def test_without_the_key_no_lock_is_modelled_or_reported():
     out = api.run("ortiz2008-two-nics", {**WEB, **TWO_CPUS_ONE_NIC, "smp.spinlocks": False})
     assert all("locks" not in n for n in out["nodes"].values())
+
+
+def test_segments_for_a_socket_its_reader_owns_wait_in_the_backlog_and_the_reader_runs_their_input():
+    """With spinlocks modelled, a netserver copying from its socket owns it (lock_sock): the
+    softirq on the other CPU backlogs what arrives meanwhile, and the netserver runs TCP input
+    for it at release_sock on its own CPU. Without them nothing is backlogged."""
+    from nicsim import api
+
+    short = {"workload.netperf.duration_ps": "60 ms", "workload.netperf.warmup_ps": "10 ms"}
+    out = api.run("zabaljauregui-C", {**short, "workload.netperf.server_threads": "comm"})
+    assert out["nodes"]["node2"]["locks"]["socket"]["backlogged"] > 0
+    cpu0 = out["processors"]["node2.cpu0"]["busy_by_stage"]
+    assert cpu0["rx_tcp"] > 0  # the netservers' CPU ran TCP input for NIC 1's segments too
+    for direction, c in out["conservation"].items():
+        assert c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"], direction
+    off = api.run("zabaljauregui-C", {**short, "smp.spinlocks": False})
+    assert "locks" not in off["nodes"]["node2"]

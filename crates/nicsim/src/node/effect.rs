@@ -43,6 +43,10 @@ pub enum Effect {
     UdpRead(UdpId),
     /// The handoff NIC's processor finished the task it is serving.
     Firmware,
+    /// A segment for a socket a process owns went to its backlog (softirq).
+    Backlogged(Frame),
+    /// The socket's owner processed a backlogged segment at release_sock (process context).
+    BacklogRx(Frame),
     /// An owned connection's NIC slot is freed (it reached TIME_WAIT or closed).
     Released(ConnId),
 }

@@ -35,6 +35,7 @@ impl Node {
                 let segs = tcp.output(now);
                 self.threads[tid].left -= bytes;
                 self.output_from_thread(eng, wire, tid, segs);
+                self.release_sock(tid, conn);
             }
             Effect::Read { conn, bytes } => {
                 self.stats.copy_bytes += bytes;
@@ -48,6 +49,18 @@ impl Node {
                 // read() returns once the queue is drained; the next read is a new call.
                 if self.conns[conn].tcp.readable() == 0 {
                     self.threads[tid].in_call = false;
+                }
+                self.release_sock(tid, conn);
+            }
+            Effect::BacklogRx(f) => {
+                // TCP input on the owner's processor; what it releases (ACKs, wake-ups) goes to
+                // that processor's softirq queues.
+                let p = self.threads[tid].proc;
+                let c = self.conn_of(f.hdr.flow);
+                self.tcp_input(eng, p, f);
+                self.raise_softirq_local(p);
+                if let Some(c) = c {
+                    self.release_sock(tid, c);
                 }
             }
             Effect::ComputeDone => self.threads[tid].left = 0,

@@ -159,6 +159,12 @@ impl Node {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
                 .map(|j| j.with_data(Node::data(seg.flow, 0, 0)));
         }
+        if let Some(f) = self.threads[tid].backlog.pop_front() {
+            // release_sock: the backlogged segment's TCP input, in the owner's context.
+            let pieces = self.transport_pieces(&f, 1);
+            let data = Node::data(f.hdr.flow, 0, f.hdr.payload_bytes());
+            return mk(self, Effect::BacklogRx(f), &pieces).map(|j| j.with_data(data));
+        }
         // A send or receive enters the kernel once per call.
         let syscall = match op {
             Op::Send { .. } | Op::SendFile { .. } | Op::SendTo { .. } => Some(c.tx_syscall),
@@ -203,6 +209,7 @@ impl Node {
                     user_addr: (total - left) as u32,
                     ..Node::data(tcp.flow, tcp.write_seq(), n)
                 };
+                self.lock_sock(tid, conn);
                 let bell = self.toe_doorbell(tid);
                 let fold = self.csum_fold(n);
                 // sendfile() passes page references: the call's fixed part, no bytes copied.
@@ -254,6 +261,7 @@ impl Node {
                     user_addr: (total - left) as u32,
                     ..Node::data(tcp.flow, tcp.read_seq(), avail)
                 };
+                self.lock_sock(tid, conn);
                 let bell = self.toe_doorbell(tid);
                 let [drv, ring] = self.command_if_owned(conn);
                 mk(

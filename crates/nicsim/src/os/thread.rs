@@ -8,6 +8,7 @@ use crate::node::effect::Effect;
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
 use crate::stack::udp::UdpId;
+use crate::stack::Frame;
 use std::collections::VecDeque;
 
 /// A thread's scheduling class: a lower value runs first, and with `sched.wakeup_preempts`
@@ -78,6 +79,8 @@ pub struct Thread {
     pub(crate) saved: Option<Job>,
     pub(crate) effect: Effect,
     pub(crate) xmit: VecDeque<Segment>,
+    /// Backlogged segments of a socket it owned, to process before its call returns.
+    pub(crate) backlog: VecDeque<Frame>,
     /// The connection its last accept() returned, or its last poll found ready.
     pub(crate) accepted: Option<ConnId>,
 }
@@ -97,6 +100,7 @@ impl Thread {
             saved: None,
             effect: Effect::None,
             xmit: VecDeque::new(),
+            backlog: VecDeque::new(),
             accepted: None,
         }
     }

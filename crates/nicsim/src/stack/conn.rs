@@ -6,6 +6,7 @@ use crate::hw::frame::NodeAddr;
 use crate::node::netdev::DevId;
 use crate::stack::tcp::Tcp;
 use crate::stack::timers::TimerSet;
+use crate::stack::Frame;
 use std::collections::VecDeque;
 
 /// Index of a connection in its node's socket table.
@@ -51,6 +52,10 @@ pub struct Conn {
     pub owner: Owner,
     pub handoff_failed: bool,
     pub(crate) handoff_pending: bool,
+    /// With `smp.spinlocks`: the thread that owns the socket (`lock_sock`) while it copies,
+    /// and the segments the softirq left in its backlog meanwhile (`sk_add_backlog`).
+    pub(crate) owned_by: Option<usize>,
+    pub(crate) backlog: VecDeque<Frame>,
 }
 
 impl Conn {
@@ -76,6 +81,8 @@ impl Conn {
             owner: Owner::Host,
             handoff_failed: false,
             handoff_pending: false,
+            owned_by: None,
+            backlog: VecDeque::new(),
         }
     }
 }

@@ -104,11 +104,9 @@ impl Node {
                 self.sq[p].budget_used += 1 + merged;
                 let frames = 1 + merged;
                 let bytes = f.hdr.payload_bytes();
-                let (seq, transport) = match f.payload {
-                    Payload::Tcp(s) => (s.seq, &c.rx_tcp),
-                    Payload::Udp => (0, &c.udp_rx),
-                    // A generator's frame is priced as the TCP input it stands in for.
-                    Payload::Raw => (0, &c.rx_tcp),
+                let seq = match f.payload {
+                    Payload::Tcp(s) => s.seq,
+                    _ => 0,
                 };
                 let data = JobData {
                     ring_slot: self.mem.take_rx_slot(frames),
@@ -119,12 +117,7 @@ impl Node {
                         .touching(Touches::Ring),
                     self.piece(&c.skb_alloc, 0, frames),
                     self.piece(&c.rx_ip, bytes, 1).touching(Touches::Ring),
-                    self.piece(transport, bytes, 1)
-                        .touching(Touches::Connection),
                 ];
-                if !self.cfg.nic.csum_offload {
-                    pieces.push(self.piece(&c.csum, bytes, frames).touching(Touches::Buffer));
-                }
                 if gro {
                     // Every frame passes GRO; the merged ones' skb heads are freed.
                     pieces.push(self.piece(&c.gro_receive, 0, frames));
@@ -132,16 +125,14 @@ impl Node {
                         pieces.push(self.piece(&c.skb_free, 0, merged));
                     }
                 }
-                // TCP's copy to a waiting reader (data_ready); UDP queues the skb as it is.
-                let tcp = matches!(f.payload, Payload::Tcp(_));
-                if self.cfg.rx.softirq_payload_copy && bytes > 0 && tcp {
-                    pieces.push(self.piece(&c.skb_copy, bytes, 1).touching(Touches::Buffer));
+                if matches!(f.payload, Payload::Tcp(_)) && self.socket_owned(f.hdr.flow) {
+                    // tcp_v4_rcv finds the socket owned by a process: sk_add_backlog, and the
+                    // owner runs TCP input at release_sock.
+                    return mk(self, Effect::Backlogged(f), &pieces).map(|j| j.with_data(data));
                 }
+                pieces.extend(self.transport_pieces(&f, frames));
                 if f.is_raw() {
                     // Consumed at the top of the stack; nothing queues it for a reader.
-                    pieces.push(self.piece(&c.skb_free, 0, 1));
-                } else if f.hdr.pure_ack {
-                    pieces.push(self.piece(&c.tx_ack, 0, 1));
                     pieces.push(self.piece(&c.skb_free, 0, 1));
                 }
                 if let Payload::Tcp(s) = f.payload {
@@ -209,6 +200,34 @@ impl Node {
             }
         }
         None
+    }
+
+    /// A frame's transport input wherever it runs (the softirq, or a socket owner's
+    /// release_sock): TCP or UDP input, the checksum without offload, TCP's copy to a waiting
+    /// reader (`rx.softirq_payload_copy`; UDP queues the skb as it is), and a pure ACK's
+    /// processing and free. A generator's frame is priced as the TCP input it stands in for.
+    pub(crate) fn transport_pieces(&self, f: &Frame, frames: u32) -> Vec<Piece> {
+        let c = &self.cfg.costs;
+        let bytes = f.hdr.payload_bytes();
+        let transport = match f.payload {
+            Payload::Udp => &c.udp_rx,
+            Payload::Tcp(_) | Payload::Raw => &c.rx_tcp,
+        };
+        let mut v = vec![self
+            .piece(transport, bytes, 1)
+            .touching(Touches::Connection)];
+        if !self.cfg.nic.csum_offload {
+            v.push(self.piece(&c.csum, bytes, frames).touching(Touches::Buffer));
+        }
+        let tcp = matches!(f.payload, Payload::Tcp(_));
+        if self.cfg.rx.softirq_payload_copy && bytes > 0 && tcp {
+            v.push(self.piece(&c.skb_copy, bytes, 1).touching(Touches::Buffer));
+        }
+        if f.hdr.pure_ack && !f.is_raw() {
+            v.push(self.piece(&c.tx_ack, 0, 1));
+            v.push(self.piece(&c.skb_free, 0, 1));
+        }
+        v
     }
 
     /// What a segment costs beyond IP and TCP input when it opens or closes a connection: a
@@ -296,6 +315,7 @@ impl Node {
                 _ => self.tcp_input(eng, p, f),
             },
             Effect::Firmware => self.apply_firmware(eng, wire, p),
+            Effect::Backlogged(f) => self.add_backlog(eng, p, f),
             Effect::Released(conn) => self.release(eng, conn),
             Effect::PollEnd => {
                 // The poll re-enables the interrupts of the devices it polled.

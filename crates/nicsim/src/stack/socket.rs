@@ -254,4 +254,44 @@ impl Node {
             self.notify(eng, to, Notice::RaiseSoftirq);
         }
     }
+
+    /// Whether flow `flow`'s socket is owned by a process now (with `smp.spinlocks`).
+    pub(crate) fn socket_owned(&self, flow: FlowId) -> bool {
+        self.cfg.smp.spinlocks
+            && self
+                .conn_of(flow)
+                .is_some_and(|c| self.conns[c].owned_by.is_some())
+    }
+
+    /// Thread `tid` takes connection `c`'s socket for a step of its call (`lock_sock`).
+    pub(crate) fn lock_sock(&mut self, tid: usize, c: ConnId) {
+        if self.cfg.smp.spinlocks {
+            self.conns[c].owned_by = Some(tid);
+        }
+    }
+
+    /// The softirq on `p` backlogs a segment of an owned socket; if the owner let go in the
+    /// meantime, TCP input runs here after all.
+    pub(crate) fn add_backlog(&mut self, eng: &mut Engine<Ev>, p: usize, f: Frame) {
+        match self.conn_of(f.hdr.flow) {
+            Some(c) if self.conns[c].owned_by.is_some() => {
+                self.stats.socket_backlogged += 1;
+                self.conns[c].backlog.push_back(f);
+            }
+            _ => self.tcp_input(eng, p, f),
+        }
+    }
+
+    /// Thread `tid` ends a step on connection `c` (`release_sock`): the backlog becomes its
+    /// work, and the socket is free once that is done.
+    pub(crate) fn release_sock(&mut self, tid: usize, c: ConnId) {
+        if self.conns[c].owned_by != Some(tid) {
+            return;
+        }
+        let backlog = std::mem::take(&mut self.conns[c].backlog);
+        self.threads[tid].backlog.extend(backlog);
+        if self.threads[tid].backlog.is_empty() {
+            self.conns[c].owned_by = None;
+        }
+    }
 }

@@ -171,6 +171,9 @@ pub const LOCK_COUNTERS: &[Counter] = &[
     c("locks.dev_queue.spin_us", Unit::Micros, |n| {
         queue_lock(n, |l| l.spin_ps)
     }),
+    c("locks.socket.backlogged", Unit::Count, |n| {
+        n.stats.socket_backlogged as f64
+    }),
 ];
 
 /// A handoff-NIC counter (zero on a node without one).

@@ -5,6 +5,8 @@ use crate::hw::frame::FrameHeader;
 /// Counted by the node as work completes; snapshots read them.
 #[derive(Clone, Debug, Default)]
 pub struct NodeStats {
+    /// TCP segments the softirq put in an owned socket's backlog.
+    pub socket_backlogged: u64,
     /// Generator frames that reached the top of the receive path, and their bytes.
     pub raw_delivered: u64,
     pub raw_delivered_bytes: u64,
