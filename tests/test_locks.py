@@ -60,3 +60,14 @@ def test_segments_for_a_socket_its_reader_owns_wait_in_the_backlog_and_the_reade
         assert c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"], direction
     off = api.run("zabaljauregui-C", {**short, "smp.spinlocks": False})
     assert "locks" not in off["nodes"]["node2"]
+
+
+def test_netperf_prints_the_locks_most_contended_first():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "nicsim", "netperf", "zabaljauregui-C", "--set", "workload.netperf.duration_ps=30 ms"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    line = [x for x in r.stdout.splitlines() if x.startswith("locks (")]
+    assert len(line) == 1 and "dev_queue:" in line[0] and "backlogged for their owner" in line[0]

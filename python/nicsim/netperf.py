@@ -170,6 +170,21 @@ def print_sar(out: dict) -> None:
           f"sar {s['intr_sar_per_s']:,.0f}")
 
 
+def print_locks(out: dict) -> None:
+    """With smp.spinlocks: the server's locks, the most contended first (time spun, then
+    conflicts), and how often the socket's owner took TCP input over from the softirq."""
+    locks = out["nodes"].get(out["netperf"]["server"], {}).get("locks")
+    if not locks:
+        return
+    spin = sorted(((k, v) for k, v in locks.items() if "spin_us" in v),
+                  key=lambda kv: (-kv[1]["spin_us"], -kv[1]["conflicts"], kv[0]))
+    cells = [f"{k}: {v['acquisitions']:,} acquisitions, {v['conflicts']:,} conflicts, {v['spin_us']:,.1f} µs spun"
+             for k, v in spin]
+    if "socket" in locks:
+        cells.append(f"socket: {locks['socket']['backlogged']:,} segments backlogged for their owner")
+    print("locks (most contended first): " + "; ".join(cells))
+
+
 def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     n = out["netperf"]
     placeholder = [x.strip() for x in out.get("config_description", "").split(". ") if "PLACEHOLDER" in x]
@@ -203,6 +218,7 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
               + f" {pr['irq_per_s']:>9.0f} {pr['context_switches_per_s']:>9.0f}")
     print_sar(out)
     print_profile(out)
+    print_locks(out)
     from .cachereport import print_caches
 
     print_caches("caches (mode B, hit rates of reads and writes):", out["processors"], out.get("nodes", {}))
