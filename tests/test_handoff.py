@@ -121,3 +121,12 @@ def test_json_output_is_one_document():
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["handoff"]["name"] == "I-32-N-L-FCFS-800"
+
+
+def test_a_name_applies_to_any_base_configuration():
+    # The name brings the handoff placement and the web workload with it.
+    out = run_handoff("W-16-P-L-FCFS-400", config_source="ortiz2008-base",
+                      sets=[*SHORT, "workload.web.users=64", "nic.memory_bytes=32 MiB"])
+    assert out["handoff"]["name"] == "W-16-P-L-FCFS-400"
+    assert out["config"]["nic_cpu"]["speed_fraction"] == pytest.approx(1.0)  # 400 MIPS on the 400 MHz host
+    assert out["handoff"]["connections"]["handoffs"] > 0

@@ -68,6 +68,11 @@ def name_sets(f: dict[str, Any], base: str | None = None) -> dict[str, Any]:
     clock_hz, cpi = core["cpu"]["clock_hz"], core["cpu"]["cpi"]
     w = WORKLOADS[f["workload"]]
     s: dict[str, Any] = {
+        # The name describes a handoff NIC under a web workload, whatever the base config.
+        "placement.preset": "handoff",
+        "placement.sender": "base",
+        "nic_cpu.present": True,
+        "workload.kind": "web",
         "handoff.max_connections": f["maxconns"],
         "handoff.priority": "host_first" if f["priority"] == "P" else "fcfs",
         "handoff.load_control": f["loadcontrol"] == "L",
