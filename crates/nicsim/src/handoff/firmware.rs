@@ -20,7 +20,7 @@ use std::rc::Rc;
 impl Node {
     /// The NIC processor's index, on a node with a handoff NIC.
     pub(crate) fn fw(&self) -> Option<usize> {
-        self.handoff.as_ref().map(|h| h.fw)
+        self.roles.firmware
     }
 
     /// A frame reached the handoff NIC's MAC. The lookup sends a segment of an owned
@@ -37,8 +37,7 @@ impl Node {
         } else {
             (Class::Host, Task::ForwardRx(f))
         };
-        if h.queues.push(class, eng.now(), task).is_err() {
-            h.stats.queue_drops[class as usize] += 1;
+        if h.enqueue(class, eng.now(), task).is_err() {
             self.stats.count_drop(&f.hdr);
             return;
         }
@@ -76,8 +75,7 @@ impl Node {
         let h = self.handoff.as_mut().expect("a handoff NIC");
         h.stats.commands += 1;
         h.stats.descriptor_dma_bytes += bytes;
-        if h.queues.push(class, eng.now(), t).is_err() {
-            h.stats.queue_drops[class as usize] += 1;
+        if h.enqueue(class, eng.now(), t).is_err() {
             return false;
         }
         self.kick_fw(eng, wire);
@@ -240,7 +238,7 @@ impl Node {
         let state_bytes = self.cfg.handoff.state_bytes;
         let flow = self.conns[conn].tcp.flow;
         let h = self.handoff.as_mut().expect("a handoff NIC");
-        if open && h.lc.admits(h.owned) && self.conns[conn].owner == Owner::Chosen {
+        if open && h.lc.admits(h.owned) && self.conns[conn].owner == Owner::Pending {
             h.owned += 1;
             h.stats.max_owned = h.stats.max_owned.max(h.owned);
             h.stats.handoffs += 1;
@@ -382,8 +380,7 @@ impl Node {
             Some((Class::Host, at)) => {
                 for f in frames {
                     let h = self.handoff.as_mut().unwrap();
-                    if h.queues.push(Class::Host, at, Task::ForwardTx(f)).is_err() {
-                        h.stats.queue_drops[Class::Host as usize] += 1;
+                    if h.enqueue(Class::Host, at, Task::ForwardTx(f)).is_err() {
                         self.stats.count_drop(&f.hdr);
                     }
                 }

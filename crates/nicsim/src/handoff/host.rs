@@ -69,10 +69,10 @@ impl Node {
 
     /// Issues HANDOFF(c) for a connection the OS chose (once: it is then pending).
     pub(crate) fn handoff_issue(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, c: ConnId) {
-        if self.conns[c].owner != Owner::Chosen || self.conns[c].handoff_pending {
+        if self.conns[c].owner != Owner::Chosen {
             return;
         }
-        self.conns[c].handoff_pending = true;
+        self.conns[c].owner = Owner::Pending;
         let h = self.handoff.as_mut().expect("a handoff NIC");
         h.stats.attempts += 1;
         if !self.fw_command(eng, wire, Class::Nic, Task::Handoff(c)) {

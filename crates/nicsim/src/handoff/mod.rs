@@ -79,8 +79,6 @@ pub struct HandoffStats {
 
 /// The NIC's state: the processor it runs on, its queues, lookup table and load control.
 pub struct HandoffNic {
-    /// The NIC processor's index on the node.
-    pub fw: usize,
     pub queues: Queues<Task>,
     /// Received segments of owned connections queued (Qlen, §6.1).
     pub qlen: u32,
@@ -123,15 +121,16 @@ fn delay_json(samples: &[(Time, u64)], start: Time, end: Time) -> Value {
 }
 
 /// The high watermark derived from a delay budget (§6.3): the received segments the NIC
-/// processes within `target` at `rate_ips` instructions per second, `per_segment` each.
-pub fn derived_hiwat(target: Duration, rate_ips: f64, per_segment: f64) -> u32 {
-    (target.as_secs_f64() * rate_ips / per_segment.max(1.0))
+/// processes within `target` at `rate_ips` instructions per second, `instructions_per_segment`
+/// each.
+pub fn derived_hiwat(target: Duration, rate_ips: f64, instructions_per_segment: f64) -> u32 {
+    (target.as_secs_f64() * rate_ips / instructions_per_segment.max(1.0))
         .ceil()
         .max(1.0) as u32
 }
 
 impl HandoffNic {
-    pub fn new(cfg: &Config, fw: usize, nic_rate_ips: f64) -> Result<Self, String> {
+    pub fn new(cfg: &Config, nic_rate_ips: f64) -> Result<Self, String> {
         let h = &cfg.handoff;
         let by_memory = cfg.nic.memory_bytes.saturating_sub(h.nic_reserved_bytes)
             / h.nic_conn_state_bytes.max(1);
@@ -143,9 +142,9 @@ impl HandoffNic {
             ));
         }
         let c = &cfg.costs;
-        let per_segment = c.nic_lookup.i_pkt + c.rx_ip.i_pkt + c.rx_tcp.i_pkt;
+        let instructions_per_segment = c.nic_lookup.i_pkt + c.rx_ip.i_pkt + c.rx_tcp.i_pkt;
         let hiwat = match h.hiwat_packets {
-            0 => derived_hiwat(h.target_rx_delay_ps, nic_rate_ips, per_segment),
+            0 => derived_hiwat(h.target_rx_delay_ps, nic_rate_ips, instructions_per_segment),
             n => n,
         };
         let lowat = match h.lowat_packets {
@@ -158,7 +157,6 @@ impl HandoffNic {
             ));
         }
         Ok(HandoffNic {
-            fw,
             queues: Queues::new(h.priority, h.queue_packets),
             qlen: 0,
             lookup: Lookup::new(h.lookup_buckets, h.max_connections),
@@ -218,6 +216,14 @@ impl HandoffNic {
             "lookup_buckets": self.lookup.buckets(),
             "queued": {"host": self.queues.len(Class::Host), "nic": self.queues.len(Class::Nic)},
             "timeline": timeline,
+        })
+    }
+
+    /// Queues task `t` of `class` that arrived `at`; a full queue drops it, counted per class,
+    /// and gives it back.
+    pub fn enqueue(&mut self, class: Class, at: Time, t: Task) -> Result<(), Task> {
+        self.queues.push(class, at, t).inspect_err(|_| {
+            self.stats.queue_drops[class as usize] += 1;
         })
     }
 

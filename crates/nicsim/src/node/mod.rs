@@ -187,9 +187,9 @@ impl Node {
             }
         }
         let handoff = match roles.firmware {
-            Some(fw) if devs.len() == 1 => {
+            Some(_) if devs.len() == 1 => {
                 let rate_ips = cfg.cpu.clock_hz.0 as f64 / derived::cpi(cfg, ProcName::NicCpu);
-                Some(Box::new(HandoffNic::new(cfg, fw, rate_ips)?))
+                Some(Box::new(HandoffNic::new(cfg, rate_ips)?))
             }
             Some(_) => return Err("placement.rx_mode = handoff: the node must have one NIC (topology.server_nics = 1)".into()),
             None => None,

@@ -17,8 +17,10 @@ pub type ConnId = usize;
 pub enum Owner {
     #[default]
     Host,
-    /// The OS chose it; its HANDOFF command is on its way or queued on the NIC.
+    /// The OS chose it, in the call that will issue its HANDOFF command.
     Chosen,
+    /// Its HANDOFF command is on its way or queued on the NIC.
+    Pending,
     Nic,
 }
 
@@ -48,10 +50,9 @@ pub struct Conn {
     /// Payload this end handed to the driver (retransmissions included).
     pub tx_payload_bytes: u64,
     /// Who runs its TCP on a node with a handoff NIC, and whether a handoff was refused
-    /// (never tried again, handoff.md §7.1) or is on its way.
+    /// (never tried again, handoff.md §7.1).
     pub owner: Owner,
     pub handoff_failed: bool,
-    pub(crate) handoff_pending: bool,
     /// With `smp.spinlocks`: the thread that owns the socket (`lock_sock`) while it copies,
     /// and the segments the softirq left in its backlog meanwhile (`sk_add_backlog`).
     pub(crate) owned_by: Option<usize>,
@@ -80,7 +81,6 @@ impl Conn {
             tx_payload_bytes: 0,
             owner: Owner::Host,
             handoff_failed: false,
-            handoff_pending: false,
             owned_by: None,
             backlog: VecDeque::new(),
         }
