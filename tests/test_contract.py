@@ -191,14 +191,14 @@ def test_the_check_catches_a_dropped_or_crossed_key(monkeypatch, tmp_path):
 
 
 def test_the_cost_profile_reaches_the_core():
-    from nicsim.config import COST_FIELDS, load_profile
+    from nicsim.config import COST_DEFAULTS, COST_FIELDS, load_profile
 
     assert BY_KEY["costs.profile"].choices == ("ortiz2008",), "a new profile: add it to INDIRECT"
     prof = load_profile("ortiz2008")
     costs = physics.parsed_config(resolve(None))["costs"]
     assert costs["scale"] == prof["scale"]
     for stage, c in prof["stages"].items():
-        assert {f: costs[stage][f] for f in COST_FIELDS} == {f: c[f] for f in COST_FIELDS}, stage
+        assert {f: costs[stage][f] for f in COST_FIELDS} == {f: c.get(f, COST_DEFAULTS.get(f)) for f in COST_FIELDS}, stage
 
 
 def test_rust_fixture_is_in_sync():

@@ -51,7 +51,10 @@ def test_segments_for_a_socket_its_reader_owns_wait_in_the_backlog_and_the_reade
     for it at release_sock on its own CPU. Without them nothing is backlogged."""
     from nicsim import api
 
-    short = {"workload.netperf.duration_ps": "60 ms", "workload.netperf.warmup_ps": "10 ms"}
+    # A server the senders can saturate (test A's fitted clocks leave it mostly idle, so its
+    # reader seldom still owns the socket when a segment arrives).
+    short = {"workload.netperf.duration_ps": "60 ms", "workload.netperf.warmup_ps": "10 ms",
+             "cpu.clock_hz": "2 GHz", "topology.client_clock_hz": "0"}
     out = api.run("zabaljauregui-C", {**short, "workload.netperf.server_threads": "comm"})
     assert out["nodes"]["node2"]["locks"]["socket"]["backlogged"] > 0
     cpu0 = out["processors"]["node2.cpu0"]["busy_by_stage"]

@@ -123,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--reference", help="TOML or CSV of rows: preset, command, metric, value, tolerance (docs/validation.md)")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter in every run (repeatable)")
     v.add_argument("--json", action="store_true", help="print one JSON document")
-    c = sub.add_parser("calibrate", help="fit the four category scales to T1-T5 and P1-P3 (docs/calibration.md)")
+    c = sub.add_parser("calibrate", help="fit the four category scales to T1-T5 and P1-P3, or the zabaljauregui placeholders to test A (docs/calibration.md)")
+    c.add_argument("--family", choices=("ortiz2008", "zabaljauregui"), default="ortiz2008",
+                   help="ortiz2008: the profile's category scales; zabaljauregui: test A's fitted placeholders")
     c.add_argument("--write", action="store_true", help="write the fitted scales into the profile")
     c.add_argument("--check", action="store_true", help="only evaluate the current profile (same as nicsim validate)")
     c.add_argument("--candidates", action="store_true", help="fit every structural candidate and report each one's residuals")
@@ -477,6 +479,10 @@ def cmd_gamma_sweep(args) -> int:
 def cmd_calibrate(args) -> int:
     from .calibrate import main_calibrate
 
+    if args.family == "zabaljauregui":
+        from .calibrate_testa import main
+
+        return main(write_values=args.write, check=args.check)
     if args.check:
         return cmd_validate(argparse.Namespace(reference=None, set=[], json=False))
     return main_calibrate(write=args.write, candidates=args.candidates)

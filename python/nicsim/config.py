@@ -22,7 +22,9 @@ PRESET_DIR = "presets"
 # Global keys that become fields of each node's placement table.
 PLACEMENT_SWITCHES = ("tx.model", "onload.per_packet_irq")
 PROFILE_DIR = "profiles"
-COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes", "code_bytes")
+COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes", "code_bytes", "locks")
+# Fields a profile may leave out, with the value an absent one means.
+COST_DEFAULTS = {"locks": 0}
 CATEGORIES = ("copy", "tcpip", "driver", "os", "app", "conn")
 
 
@@ -222,7 +224,7 @@ def _without_meta(d: dict) -> dict:
 def _costs(profile: str, over: dict[str, Any]) -> dict:
     doc = load_profile(profile)
     scale = dict(doc["scale"])
-    stages = {k: {f: v[f] for f in COST_FIELDS} for k, v in doc["stages"].items()}
+    stages = {k: {f: v[f] if f in v else COST_DEFAULTS[f] for f in COST_FIELDS} for k, v in doc["stages"].items()}
     for key, raw in over.items():
         parts = key.split(".")
         if len(parts) == 3 and parts[1] == "scale" and parts[2] in scale:
@@ -232,7 +234,7 @@ def _costs(profile: str, over: dict[str, Any]) -> dict:
                 if raw not in CATEGORIES:
                     raise ConfigError(f"{key}: {raw!r} is not a category; choose {', '.join(CATEGORIES)}")
                 stages[parts[1]]["category"] = raw
-            elif parts[2].startswith("pio_") or parts[2] == "code_bytes":
+            elif parts[2].startswith("pio_") or parts[2] in ("code_bytes", "locks"):
                 v = _number(key, raw, 0)
                 if not v.is_integer():
                     raise ConfigError(f"{key}: {raw!r} must be a whole number")

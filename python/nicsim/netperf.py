@@ -105,7 +105,7 @@ SYMBOL_CLASSES = {
     "TCP receive": ("softirq_dispatch", "rx_poll", "rx_poll_end", "poll_empty", "gro_receive", "rx_ip", "rx_tcp",
                     "tx_ack", "udp_rx"),
     "transmit queueing": ("tx_tcp", "tx_ip", "tx_dev", "udp_tx", "cpu_net_handover"),
-    "locks": ("lock_spin",),
+    "locks": ("lock_spin", "spin_lock"),
     "scheduling": ("context_switch", "rx_wake", "epoll_wait"),
     "system calls": ("rx_syscall", "tx_syscall"),
     "buffer freeing": ("skb_free", "tx_complete"),

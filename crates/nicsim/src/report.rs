@@ -12,10 +12,11 @@ use serde_json::{json, Map, Value};
 /// Per-processor and per-node monitors for one window, like Hpcbench's sysmon.
 pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
     let secs = win.seconds().max(1e-12);
-    let clock = w.cfg.cpu.clock_hz.0 as f64;
     let mut procs = Map::new();
     let mut nodes = Map::new();
     for (i, n) in win.d.nodes.iter().enumerate() {
+        // Each node's own clock (the clients' may differ: topology.client_clock_hz).
+        let clock = w.nodes[i].cfg.cpu.clock_hz.0 as f64;
         for (j, p) in n.procs.iter().enumerate() {
             let mut pr = Map::new();
             for (c, &v) in PROC_COUNTERS.iter().zip(&p.values) {

@@ -17,7 +17,7 @@ use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
 use crate::stats::{check_window, Conservation, Snapshot, Window};
-use crate::units::Time;
+use crate::units::{Freq, Time};
 
 /// Flow ids a connection may take: 0 is "no connection", the rest are ephemeral ports.
 pub const MAX_CONNECTIONS: usize = FlowId::MAX as usize;
@@ -82,6 +82,15 @@ impl World {
             ));
         }
         let shared = std::rc::Rc::new(cfg.clone());
+        // The clients differ from the server only in their CPUs' clock, when one is given.
+        let client_cfg = match cfg.topology.client_clock_hz {
+            0 => shared.clone(),
+            hz => {
+                let mut c = cfg.clone();
+                c.cpu.clock_hz = Freq(hz);
+                std::rc::Rc::new(c)
+            }
+        };
         // Clients have one device each, at addresses 0 .. clients; the server's NICs follow,
         // each with one device per receive queue.
         let queues = cfg.topology.server_rx_queues.max(1) as usize;
@@ -132,7 +141,8 @@ impl World {
                         );
                     }
                 }
-                let mut node = Node::new(i as u8, &shared, &devs)?;
+                let node_cfg = if i == clients { &shared } else { &client_cfg };
+                let mut node = Node::new(i as u8, node_cfg, &devs)?;
                 if i == clients && cfg.topology.server_nic_cpus.is_empty() {
                     node.irq_distribution = cfg.topology.server_nic_irq;
                 }

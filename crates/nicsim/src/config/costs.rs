@@ -33,6 +33,9 @@ pub struct StageCost {
     pub pio_writes: u32,
     /// Kernel text the stage executes (mode B fetches it through the L1I).
     pub code_bytes: u64,
+    /// Uncontended spinlock acquire-release pairs its Linux 2.6 path takes per work item,
+    /// priced by the `spin_lock` stage when `smp.spinlocks` models an SMP kernel.
+    pub locks: u32,
     /// Its index in `Costs::stages` (1-based; 0 is work of no stage), set on load.
     #[serde(skip)]
     pub id: u8,
@@ -123,10 +126,15 @@ pub struct Costs {
     pub poll_empty: StageCost,
     /// A hand-over through a shared-memory queue between CPU-HOST and CPU-NET.
     pub cpu_net_handover: StageCost,
+    /// One uncontended spin_lock/spin_unlock pair of an SMP kernel (the locked instruction).
+    pub spin_lock: StageCost,
+    /// Each stage's `locks` by id (index 0: work of no stage), set with the ids.
+    #[serde(skip)]
+    pub locks_by_id: Vec<u32>,
 }
 
 /// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
-pub const STAGE_NAMES: [&str; 49] = [
+pub const STAGE_NAMES: [&str; 50] = [
     "irq_entry",
     "irq_exit",
     "ipi_handler",
@@ -176,11 +184,12 @@ pub const STAGE_NAMES: [&str; 49] = [
     "handoff_event",
     "poll_empty",
     "cpu_net_handover",
+    "spin_lock",
 ];
 
 impl Costs {
     /// Every stage, in declaration order: the order their ids and code are laid out in.
-    pub fn stages_mut(&mut self) -> [&mut StageCost; 49] {
+    pub fn stages_mut(&mut self) -> [&mut StageCost; 50] {
         [
             &mut self.irq_entry,
             &mut self.irq_exit,
@@ -231,14 +240,18 @@ impl Costs {
             &mut self.handoff_event,
             &mut self.poll_empty,
             &mut self.cpu_net_handover,
+            &mut self.spin_lock,
         ]
     }
 
     /// Gives each stage its id (1-based), so work items can name the code they run.
     pub fn number_stages(&mut self) {
+        let mut locks = vec![0];
         for (i, s) in self.stages_mut().into_iter().enumerate() {
             s.id = (i + 1) as u8;
+            locks.push(s.locks);
         }
+        self.locks_by_id = locks;
     }
 }
 

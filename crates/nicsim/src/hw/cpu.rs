@@ -119,7 +119,7 @@ pub enum Notice {
     NicExcess,
 }
 
-const MAX_PIECES: usize = 8;
+const MAX_PIECES: usize = 10;
 
 /// The stage index spinning on a lock is accounted to (after every profile stage).
 pub const SPIN_STAGE: u8 = STAGE_NAMES.len() as u8 + 1;

@@ -248,6 +248,17 @@ impl Node {
     pub(crate) fn piece(&self, c: &StageCost, bytes: u64, count: u32) -> Piece {
         scaled(c, &self.cfg.costs, bytes as f64, count as f64)
     }
+
+    /// The uncontended spinlock pairs `pieces` take on an SMP kernel (`smp.spinlocks`), as one
+    /// `spin_lock` piece; empty (and so never queued) without spinlocks or locks.
+    pub(crate) fn lock_piece(&self, pieces: &[Piece]) -> Piece {
+        let costs = &self.cfg.costs;
+        if !self.cfg.smp.spinlocks {
+            return Piece::default();
+        }
+        let pairs: u32 = pieces.iter().map(|p| costs.locks_by_id[p.stage as usize]).sum();
+        self.piece(&costs.spin_lock, 0, pairs)
+    }
 }
 
 fn register_accesses(per_item: u32, count: f64) -> u8 {

@@ -89,9 +89,11 @@ impl Node {
             IrqKind::Tick => {
                 self.procs[p].stats.irqs_timer += 1;
                 // smp_apic_timer_interrupt: a vector entry stub like an IPI's, then the tick.
+                let tick = self.piece(&c.timer_tick, 0, 1);
                 Job::new(Then::Nothing)
                     .with(self.piece(&c.ipi_handler, 0, 1))
-                    .with(self.piece(&c.timer_tick, 0, 1))
+                    .with(tick)
+                    .with(self.lock_piece(&[tick]))
             }
         };
         self.procs[p].hardirq_q.push_back(job);

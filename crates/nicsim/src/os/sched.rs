@@ -74,6 +74,7 @@ impl Node {
                     self.procs[p].stats.context_switches += 1;
                     let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
                     j.prepend(cs);
+                    j.prepend(self.lock_piece(&[cs]));
                     self.last_thread[p] = Some(tid);
                 }
                 return Some((Ctx::Process, j));
@@ -87,7 +88,9 @@ impl Node {
                 {
                     // ksoftirqd is a thread: switching to it is a context switch.
                     self.procs[p].stats.context_switches += 1;
-                    j.prepend(self.piece(&self.cfg.costs.context_switch, 0, 1));
+                    let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
+                    j.prepend(cs);
+                    j.prepend(self.lock_piece(&[cs]));
                     self.last_thread[p] = Some(KSOFTIRQD);
                 }
                 return Some((Ctx::Softirq, j));

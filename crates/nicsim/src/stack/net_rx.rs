@@ -23,7 +23,7 @@ impl Node {
         let c = &cfg.costs;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.sq[p].effect = Some(e);
-            Some(job_of(Then::Softirq, pieces))
+            Some(job_of(Then::Softirq, pieces).with(s.lock_piece(pieces)))
         };
         let sq = &mut self.sq[p];
         if !sq.running {
