@@ -256,7 +256,10 @@ impl Node {
         if !self.cfg.smp.spinlocks {
             return Piece::default();
         }
-        let pairs: u32 = pieces.iter().map(|p| costs.locks_by_id[p.stage as usize]).sum();
+        let pairs: u32 = pieces
+            .iter()
+            .map(|p| costs.locks_by_id[p.stage as usize])
+            .sum();
         self.piece(&costs.spin_lock, 0, pairs)
     }
 }
