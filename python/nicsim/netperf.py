@@ -181,7 +181,7 @@ def print_locks(out: dict) -> None:
     cells = [f"{k}: {v['acquisitions']:,} acquisitions, {v['conflicts']:,} conflicts, {v['spin_us']:,.1f} µs spun"
              for k, v in spin]
     if "socket" in locks:
-        cells.append(f"socket: {locks['socket']['backlogged']:,} segments backlogged for their owner")
+        cells.append(f"{locks['socket']['backlogged']:,} segments backlogged for their socket's owner")
     print("locks (most contended first): " + "; ".join(cells))
 
 

@@ -44,6 +44,8 @@ pub enum LockRef {
     None,
     /// The transmit queue lock of the device its flow sends on (`dev_queue_xmit`).
     DevQueue,
+    /// Its flow's socket spinlock (`bh_lock_sock` around TCP input in the softirq).
+    Socket,
 }
 
 /// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.

@@ -225,19 +225,20 @@ impl Node {
 }
 
 impl Node {
-    /// The spinlock `lock` of the job running on `p` (what its data names).
-    fn lock_of(&mut self, lock: LockRef, data: &JobData) -> &mut SpinLock {
-        match lock {
-            LockRef::DevQueue | LockRef::None => {
-                let dev = self
-                    .flows
-                    .get(data.flow)
-                    .map(|c| self.conns[c].dev)
-                    .or_else(|| self.udp_flows.get(data.flow).map(|s| self.udp[s].dev))
-                    .unwrap_or(0);
-                &mut self.devs[dev].queue_lock
-            }
+    /// The spinlock `lock` of a job with `data`: None when what it names is gone (a socket
+    /// closed meanwhile), so there is nothing to take.
+    fn lock_of(&mut self, lock: LockRef, data: &JobData) -> Option<&mut SpinLock> {
+        if lock == LockRef::Socket {
+            let c = self.flows.get(data.flow)?;
+            return Some(&mut self.conns[c].slock);
         }
+        let dev = self
+            .flows
+            .get(data.flow)
+            .map(|c| self.conns[c].dev)
+            .or_else(|| self.udp_flows.get(data.flow).map(|s| self.udp[s].dev))
+            .unwrap_or(0);
+        Some(&mut self.devs[dev].queue_lock)
     }
 
     /// Processor `p` takes the lock its next piece runs under: None when it has it, or the
@@ -246,15 +247,12 @@ impl Node {
     fn take_lock(&mut self, p: usize, lock: LockRef, now: Time) -> Option<Time> {
         let data = self.procs[p].running.as_ref().unwrap().1.data;
         let cycle = self.procs[p].clock.duration_of(1.0).max(Duration(1));
-        let holder_end = {
-            let l = self.lock_of(lock, &data);
-            l.holder()
-        }
-        .map_or(now, |q| self.procs[q].chunk_end);
-        match self
-            .lock_of(lock, &data)
-            .try_acquire(p, now, holder_end.max(now + cycle))
-        {
+        let holder = self.lock_of(lock, &data)?.holder();
+        let holder_end = holder.map_or(now, |q| self.procs[q].chunk_end);
+        let attempt = self
+            .lock_of(lock, &data)?
+            .try_acquire(p, now, holder_end.max(now + cycle));
+        match attempt {
             Attempt::Acquired => {
                 self.procs[p].locks_held += 1;
                 None
@@ -264,7 +262,9 @@ impl Node {
     }
 
     fn release_lock(&mut self, p: usize, lock: LockRef, data: &JobData, at: Time) {
-        self.lock_of(lock, data).release(at);
-        self.procs[p].locks_held -= 1;
+        if let Some(l) = self.lock_of(lock, data) {
+            l.release(at);
+            self.procs[p].locks_held -= 1;
+        }
     }
 }

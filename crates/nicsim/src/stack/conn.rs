@@ -4,6 +4,7 @@
 
 use crate::hw::frame::NodeAddr;
 use crate::node::netdev::DevId;
+use crate::os::lock::SpinLock;
 use crate::stack::tcp::Tcp;
 use crate::stack::timers::TimerSet;
 use crate::stack::Frame;
@@ -57,6 +58,9 @@ pub struct Conn {
     /// and the segments the softirq left in its backlog meanwhile (`sk_add_backlog`).
     pub(crate) owned_by: Option<usize>,
     pub(crate) backlog: VecDeque<Frame>,
+    /// The socket's spinlock (`sk_lock.slock`): held by the softirq through TCP input
+    /// (`bh_lock_sock`), so two processors' softirqs on one socket serialise on it.
+    pub(crate) slock: SpinLock,
 }
 
 impl Conn {
@@ -83,6 +87,7 @@ impl Conn {
             handoff_failed: false,
             owned_by: None,
             backlog: VecDeque::new(),
+            slock: SpinLock::default(),
         }
     }
 }

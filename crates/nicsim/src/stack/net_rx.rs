@@ -130,7 +130,14 @@ impl Node {
                     // owner runs TCP input at release_sock.
                     return mk(self, Effect::Backlogged(f), &pieces).map(|j| j.with_data(data));
                 }
-                pieces.extend(self.transport_pieces(&f, frames));
+                let mut transport = self.transport_pieces(&f, frames);
+                let known = self.flows.get(f.hdr.flow).is_some();
+                if self.cfg.smp.spinlocks && matches!(f.payload, Payload::Tcp(_)) && known {
+                    // tcp_v4_rcv holds bh_lock_sock through TCP input (a SYN for a listener
+                    // has no socket of its own yet).
+                    transport[0] = transport[0].locking(LockRef::Socket);
+                }
+                pieces.extend(transport);
                 if f.is_raw() {
                     // Consumed at the top of the stack; nothing queues it for a reader.
                     pieces.push(self.piece(&c.skb_free, 0, 1));

@@ -160,6 +160,11 @@ fn queue_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
     n.devs.iter().map(|d| f(&d.queue_lock.stats)).sum::<u64>() as f64
 }
 
+/// A socket-lock count summed over the node's connections.
+fn socket_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
+    n.conns.iter().map(|c| f(&c.slock.stats)).sum::<u64>() as f64
+}
+
 /// Spinlocks, per node (with `smp.spinlocks` only).
 pub const LOCK_COUNTERS: &[Counter] = &[
     c("locks.dev_queue.acquisitions", Unit::Count, |n| {
@@ -170,6 +175,15 @@ pub const LOCK_COUNTERS: &[Counter] = &[
     }),
     c("locks.dev_queue.spin_us", Unit::Micros, |n| {
         queue_lock(n, |l| l.spin_ps)
+    }),
+    c("locks.socket.acquisitions", Unit::Count, |n| {
+        socket_lock(n, |l| l.acquisitions)
+    }),
+    c("locks.socket.conflicts", Unit::Count, |n| {
+        socket_lock(n, |l| l.conflicts)
+    }),
+    c("locks.socket.spin_us", Unit::Micros, |n| {
+        socket_lock(n, |l| l.spin_ps)
     }),
     c("locks.socket.backlogged", Unit::Count, |n| {
         n.stats.socket_backlogged as f64
