@@ -41,3 +41,20 @@ def test_an_explicit_affinity_wins_over_the_distribution_policy():
                                          "topology.server_nic_cpus": "cpu1,cpu1"})
     a, b = server_irqs(out)
     assert a == 0 and b > 0
+
+
+def test_periodic_rebalance_starts_on_one_cpu_and_spreads_the_devices_at_its_first_pass():
+    """irqbalance (note 1): every interrupt on cpu0 until the first pass; from it, the busier
+    device stays on cpu0 and the other goes to cpu1, at its next interrupt."""
+    rb = {**RR, "topology.server_nic_irq": "periodic_rebalance"}
+    before = api.run("ortiz2008-two-nics", {**rb, "topology.irq_rebalance_interval_ps": "10 s"})
+    assert server_irqs(before)[1] == 0 and "irq_rebalance" not in before["simulator"]["events_by_kind"]
+    out = api.run("ortiz2008-two-nics", {**rb, "topology.irq_rebalance_interval_ps": "5 ms"})
+    a, b = server_irqs(out)
+    assert a > 1000 and b > 1000
+    assert out["simulator"]["events_by_kind"]["irq_rebalance"] >= 10
+    soft = [out["processors"][f"node2.cpu{k}"]["busy_by_context"]["softirq"] for k in (0, 1)]
+    assert min(soft) > 0, "each device's softirq follows its interrupt"
+    assert conserved(out)
+    # Balanced passes move nothing: the devices stay one per CPU, so the split is steady.
+    assert abs(a - b) < 0.2 * (a + b)

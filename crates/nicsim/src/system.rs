@@ -126,7 +126,13 @@ impl World {
         }
         let irq = |d: usize| match (steer.get(d), cfg.topology.server_nic_irq) {
             (Some(&p), _) => Some(p),
-            (None, NicIrq::Same | NicIrq::RoundRobin | NicIrq::LowestPriority) => None,
+            (
+                None,
+                NicIrq::Same
+                | NicIrq::RoundRobin
+                | NicIrq::LowestPriority
+                | NicIrq::PeriodicRebalance,
+            ) => None,
             (None, NicIrq::Spread) => Some(d % host_cpus),
         };
         let nodes = (0..n)
@@ -156,6 +162,15 @@ impl World {
             node.start_periodic(&mut eng, cfg.smp.background_ipi_per_s, cross_call);
             node.start_periodic(&mut eng, cfg.sched.tick_hz, tick);
             node.start_polling(&mut eng);
+        }
+        if cfg.topology.server_nic_irq == NicIrq::PeriodicRebalance {
+            let every = cfg.topology.irq_rebalance_interval_ps;
+            eng.after(
+                every,
+                Ev::IrqRebalance {
+                    node: clients as u8,
+                },
+            );
         }
         let switch = cfg.switch.present.then_some(SwitchParams {
             port_rate: cfg.switch.port_rate_bps,
@@ -327,6 +342,11 @@ impl World {
             Ev::Tick { node, proc } => {
                 let hz = self.cfg.sched.tick_hz;
                 nodes[node as usize].on_tick(e, w, proc as usize, hz);
+            }
+            Ev::IrqRebalance { node } => {
+                let every = self.cfg.topology.irq_rebalance_interval_ps;
+                e.after(every, Ev::IrqRebalance { node });
+                nodes[node as usize].rebalance_irqs();
             }
             Ev::Workload => {}
         }

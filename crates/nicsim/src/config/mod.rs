@@ -172,6 +172,8 @@ pub struct Topology {
     pub server_rx_queues: u32,
     /// The client nodes' host CPU clock in Hz; 0: the server's (`cpu.clock_hz`).
     pub client_clock_hz: u64,
+    /// How often `PeriodicRebalance` re-affines the server's interrupts.
+    pub irq_rebalance_interval_ps: Duration,
 }
 
 /// Interrupt affinity of the server's NICs.
@@ -187,6 +189,9 @@ pub enum NicIrq {
     /// Each interrupt to the least busy host CPU: an idle one, else one in process context,
     /// the lowest numbered among equals (x86 lowest-priority delivery).
     LowestPriority,
+    /// Fixed affinity, re-chosen every `irq_rebalance_interval_ps` (irqbalance): starts as
+    /// `Same`, as a kernel boots before the daemon's first pass.
+    PeriodicRebalance,
 }
 
 /// An output-queued switch joining every node (else one link joins two nodes).

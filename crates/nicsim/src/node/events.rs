@@ -60,12 +60,16 @@ pub enum Ev {
         node: u8,
         proc: u8,
     },
+    /// irqbalance re-affines the server's device interrupts (`periodic_rebalance`).
+    IrqRebalance {
+        node: u8,
+    },
     Workload,
 }
 
 impl Ev {
     /// The names `kind` indexes, as reported in `simulator.events_by_kind`.
-    pub const KINDS: [&'static str; 13] = [
+    pub const KINDS: [&'static str; 14] = [
         "chunk",
         "dma",
         "arrive",
@@ -79,6 +83,7 @@ impl Ev {
         "workload",
         "notice_irq",
         "tick",
+        "irq_rebalance",
     ];
 
     /// Index into `KINDS`: what `nicsim bench --suite` counts per kind.
@@ -100,6 +105,7 @@ impl Ev {
             Ev::CrossCall { .. } => 9,
             Ev::Workload => 10,
             Ev::Tick { .. } => 12,
+            Ev::IrqRebalance { .. } => 13,
         }
     }
 }

@@ -54,6 +54,9 @@ pub struct Node {
     pub(crate) irq_distribution: NicIrq,
     /// The host CPU the last round-robin interrupt went to.
     pub(crate) irq_turn: usize,
+    /// At the last periodic rebalance: each device's interrupts raised, each processor's busy
+    /// time (what the next one measures the interval by).
+    pub(crate) rebalance_mark: (Vec<u64>, Vec<u64>),
     /// TCP sockets, and their index here by flow id.
     pub conns: Vec<Conn>,
     pub(crate) flows: FlowMap,
@@ -209,6 +212,7 @@ impl Node {
             devs,
             irq_distribution: NicIrq::Same,
             irq_turn: 0,
+            rebalance_mark: (Vec::new(), Vec::new()),
             conns: Vec::new(),
             flows: FlowMap::default(),
             udp: Vec::new(),

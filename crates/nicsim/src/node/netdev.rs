@@ -39,6 +39,9 @@ pub struct NetDev {
     /// The transmit queue's spinlock (`dev->queue_lock`), with `smp.spinlocks`.
     pub(crate) queue_lock: SpinLock,
     pub(crate) udp_unreclaimed: VecDeque<(u64, UdpId, u64)>,
+    /// An affinity chosen by irqbalance, taken at the device's next interrupt (as writing
+    /// /proc/irq/N/smp_affinity is: a poll in progress finishes where it runs).
+    pub(crate) next_irq: Option<usize>,
 }
 
 impl NetDev {
@@ -64,6 +67,7 @@ impl NetDev {
             tx_reclaimed: 0,
             queue_lock: SpinLock::default(),
             udp_unreclaimed: VecDeque::new(),
+            next_irq: None,
         }
     }
 }

@@ -180,4 +180,37 @@ impl Node {
         );
         self.on_irq(eng, wire, p, IrqKind::Notice(Notice::CrossCall));
     }
+
+    /// One irqbalance pass (`periodic_rebalance`, stacks.md §A.9 note 1): the devices, the
+    /// most interrupts in the interval first, each to the host CPU with the fewest of this
+    /// pass's interrupts so far; among equals it stays where it is, else goes to the least
+    /// busy in the interval (then the lowest numbered). The new affinity takes effect at each
+    /// device's next interrupt.
+    pub fn rebalance_irqs(&mut self) {
+        let irqs: Vec<u64> = self.devs.iter().map(|d| d.nic.stats.irqs_raised).collect();
+        let busy: Vec<u64> = self
+            .procs
+            .iter()
+            .map(|p| p.stats.busy_ps.iter().sum())
+            .collect();
+        let (last_irqs, last_busy) = std::mem::take(&mut self.rebalance_mark);
+        let since =
+            |now: &[u64], then: &[u64], i: usize| now[i] - then.get(i).copied().unwrap_or(0);
+        let hosts: Vec<usize> = (0..self.procs.len())
+            .filter(|&p| !self.proc_id(p).is_nic())
+            .collect();
+        let mut order: Vec<usize> = (0..self.devs.len()).collect();
+        order.sort_by_key(|&d| (std::cmp::Reverse(since(&irqs, &last_irqs, d)), d));
+        let mut assigned = vec![0u64; self.procs.len()];
+        for d in order {
+            let now = self.devs[d].irq;
+            let to = *hosts
+                .iter()
+                .min_by_key(|&&p| (assigned[p], p != now, since(&busy, &last_busy, p), p))
+                .expect("a node has a host CPU");
+            assigned[to] += since(&irqs, &last_irqs, d).max(1);
+            self.devs[d].next_irq = (to != self.devs[d].irq).then_some(to);
+        }
+        self.rebalance_mark = (irqs, busy);
+    }
 }

@@ -231,12 +231,21 @@ impl Node {
     /// host CPU the policy picks now. NAPI keeps a device on one CPU while it is polled:
     /// the device raises again only after its poll ended.
     fn distribute_irq(&mut self, d: DevId) {
-        if matches!(self.irq_distribution, NicIrq::Same | NicIrq::Spread) {
+        if let Some(to) = self.devs[d].next_irq.take() {
+            self.steer(d, to);
+            return;
+        }
+        if matches!(
+            self.irq_distribution,
+            NicIrq::Same | NicIrq::Spread | NicIrq::PeriodicRebalance
+        ) {
             return;
         }
         let hosts = self.procs.iter().filter(|p| !p.id.is_nic()).count();
         let to = match self.irq_distribution {
-            NicIrq::Same | NicIrq::Spread => unreachable!("fixed affinity returned above"),
+            NicIrq::Same | NicIrq::Spread | NicIrq::PeriodicRebalance => {
+                unreachable!("fixed affinity returned above")
+            }
             NicIrq::RoundRobin => {
                 self.irq_turn = (self.irq_turn + 1) % hosts;
                 self.irq_turn
@@ -252,6 +261,12 @@ impl Node {
                     .unwrap_or(0)
             }
         };
+        self.steer(d, to);
+    }
+
+    /// Device `d` interrupts `to` from now on, and its softirq follows unless the placement
+    /// gives the protocol a processor of its own.
+    fn steer(&mut self, d: DevId, to: usize) {
         let follows = self.devs[d].protocol == self.devs[d].irq;
         self.devs[d].irq = to;
         if follows {
