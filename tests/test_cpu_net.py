@@ -131,6 +131,21 @@ def test_every_node_reports_its_intrusion_factor_and_an_idle_node_none():
     busy = out["packet_gen"]["processors"]["node1.cpu0"]
     useful = sum(v for k, v in busy["busy_by_stage"].items() if k in ("rx_ip", "rx_tcp", "csum"))
     assert nodes["node1"]["fi_cpu"] == pytest.approx(busy["utilisation"] / useful)
+    # By time: the window over the raw frames' wire time at the link rate (no application work).
+    assert nodes["node0"]["fi_time"] is None
+    ideal_s = 8 * nodes["node1"]["raw_bytes_delivered"] / out["config"]["link"]["rate_bps"]
+    assert nodes["node1"]["fi_time"] == pytest.approx(out["packet_gen"]["window_s"] / ideal_s)
+    assert nodes["node1"]["fi_time"] > 1
+
+
+def test_fi_time_is_infinite_in_livelock_and_near_one_for_a_stream_at_line_rate():
+    flood = api.run("ortiz2008-base", {"workload.kind": "packet_gen", "workload.packet_gen.rate_pps": 400000,
+                                       "nic.rx_notify": "interrupt", "workload.packet_gen.duration_ps": "10 ms",
+                                       "workload.packet_gen.warmup_ps": "2 ms"})
+    assert flood["packet_gen"]["nodes"]["node1"]["fi_time"] == "inf"
+    # Test A with senders as fast as the server: both links full, the receiver's OS costs no time.
+    full = api.run("zabaljauregui-A", {"topology.client_clock_hz": "0", "workload.netperf.duration_ps": "50 ms"})
+    assert 1 <= full["nodes"]["node2"]["fi_time"] < 1.1
 
 
 # --- ksoftirqd -------------------------------------------------------------------------------

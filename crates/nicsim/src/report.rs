@@ -59,6 +59,7 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
             insert(&mut node, c.key, figure(c.unit, v, secs, clock));
         }
         node.insert("fi_cpu".into(), fi_cpu(w, n));
+        node.insert("fi_time".into(), fi_time(w, i, n, secs));
         // Bus crossings per payload byte read by the application (laws.md §1); null on a node
         // whose application read nothing (a sender), where the ratio has no meaning.
         let app_bytes = n.get("app_bytes_read");
@@ -178,6 +179,33 @@ fn fi_cpu(w: &World, n: &NodeSnap) -> Value {
         (false, _) => Value::Null,
         (true, false) => json!("inf"),
         (true, true) => json!(total / done),
+    }
+}
+
+/// The intrusion factor by time (stacks.md §A.1): the window over the time an OS-free host
+/// would need for the same job, the longer of the payload its applications read and sent (and
+/// the raw frames its stack consumed) at the node's link capacity and its application work (stage-less work, `app_message`,
+/// `http_request`). `"inf"` when the node was busy and moved nothing, null when it was idle.
+fn fi_time(w: &World, i: usize, n: &NodeSnap, secs: f64) -> Value {
+    let c = &w.cfg.costs;
+    let bytes = n.get("app_bytes_read") + n.get("app_bytes_sent") + n.get("raw_bytes_delivered");
+    let capacity_bps = w.cfg.link.rate_bps.0 as f64 * w.nodes[i].devs.len() as f64;
+    let app_ps: f64 = n
+        .procs
+        .iter()
+        .map(|p| {
+            [0, c.app_message.id, c.http_request.id]
+                .iter()
+                .map(|&s| p.stages[s as usize])
+                .sum::<f64>()
+        })
+        .sum();
+    let ideal_s = (8.0 * bytes / capacity_bps).max(app_ps * 1e-12);
+    let busy: f64 = n.procs.iter().flat_map(|p| &p.stages).sum();
+    match (ideal_s > 0.0, busy > 0.0) {
+        (true, _) => json!(secs / ideal_s),
+        (false, true) => json!("inf"),
+        (false, false) => Value::Null,
     }
 }
 

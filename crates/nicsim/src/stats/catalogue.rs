@@ -86,6 +86,13 @@ pub const NODE_COUNTERS: &[Counter] = &[
     c("app_bytes_read", Unit::Count, |n| {
         n.conns.iter().map(|c| c.bytes_read).sum::<u64>() as f64
     }),
+    c("app_bytes_sent", Unit::Count, |n| {
+        let handed: u64 = n.conns.iter().map(|c| c.tx_payload_bytes).sum();
+        handed as f64 - tcp_sum(n, |s| s.retransmitted_bytes)
+    }),
+    c("raw_bytes_delivered", Unit::Count, |n| {
+        n.stats.raw_delivered_bytes as f64
+    }),
     c("rx_dropped_ring_frames", Unit::Count, |n| {
         nic_sum(n, |s| s.rx_dropped_ring)
     }),
