@@ -121,7 +121,7 @@ pub enum Notice {
     NicExcess,
 }
 
-const MAX_PIECES: usize = 10;
+const MAX_PIECES: usize = 8;
 
 /// The stage index spinning on a lock is accounted to (after every profile stage).
 pub const SPIN_STAGE: u8 = STAGE_NAMES.len() as u8 + 1;
@@ -158,6 +158,24 @@ impl Job {
         assert!((self.len as usize) < MAX_PIECES, "job has too many pieces");
         self.pieces[self.len as usize] = p;
         self.len += 1;
+    }
+
+    /// Queues `p` last, or first with `first`; in a job with no room left, adds its work to
+    /// the piece at that end instead (the work is kept, only its stage attribution is lost).
+    pub fn add_or_merge(&mut self, p: Piece, first: bool) {
+        if p.is_empty() {
+            return;
+        }
+        let full = self.idx == 0 && self.len as usize == MAX_PIECES;
+        match (full, first) {
+            (true, _) => {
+                let at = if first { 0 } else { MAX_PIECES - 1 };
+                self.pieces[at].cycles += p.cycles;
+                self.pieces[at].refs += p.refs;
+            }
+            (false, true) => self.prepend(p),
+            (false, false) => self.push(p),
+        }
     }
 
     pub fn with_data(mut self, data: JobData) -> Self {

@@ -199,3 +199,28 @@ fn a_piece_stays_small() {
     // Jobs are copied on every dispatch; a bigger piece measurably slows whole runs.
     assert_eq!(std::mem::size_of::<Piece>(), 24);
 }
+
+#[test]
+fn a_full_job_takes_more_work_into_its_end_pieces_and_keeps_it() {
+    let piece = |stage: u8, cycles: f64| Piece {
+        cat: Some(Category::Os),
+        cycles,
+        stage,
+        ..Default::default()
+    };
+    let mut j = Job::new(Then::Nothing);
+    j.add_or_merge(piece(1, 10.0), false);
+    j.add_or_merge(piece(2, 5.0), true);
+    assert_eq!(j.pieces().map(|p| p.stage).collect::<Vec<_>>(), [2, 1]);
+    for s in 3..9 {
+        j.add_or_merge(piece(s, 1.0), false);
+    }
+    assert_eq!(j.pieces().count(), 8);
+    j.add_or_merge(piece(20, 7.0), false);
+    j.add_or_merge(piece(21, 3.0), true);
+    let v: Vec<Piece> = j.pieces().collect();
+    assert_eq!(v.len(), 8);
+    assert_eq!((v[0].stage, v[0].cycles), (2, 8.0));
+    assert_eq!((v[7].stage, v[7].cycles), (8, 8.0));
+    assert_eq!(v.iter().map(|p| p.cycles).sum::<f64>(), 10.0 + 5.0 + 6.0 + 7.0 + 3.0);
+}

@@ -266,6 +266,16 @@ impl Node {
             .sum();
         self.piece(&costs.spin_lock, 0, pairs)
     }
+
+    /// A job of `pieces`, with the spinlock pairs they take on an SMP kernel.
+    #[inline(always)]
+    pub(crate) fn priced_job(&self, then: Then, pieces: &[Piece]) -> Job {
+        let mut j = job_of(then, pieces);
+        if self.cfg.smp.spinlocks {
+            j.add_or_merge(self.lock_piece(pieces), false);
+        }
+        j
+    }
 }
 
 fn register_accesses(per_item: u32, count: f64) -> u8 {

@@ -38,6 +38,8 @@ impl Node {
         }
     }
 
+    /// Inlined into `dispatch`, so the job it returns is not copied on the way.
+    #[inline(always)]
     pub(crate) fn pick(&mut self, p: usize) -> Option<(Ctx, Job)> {
         if let Some(j) = self.procs[p].hardirq_q.pop_front() {
             return Some((Ctx::HardIrq, j));
@@ -73,8 +75,8 @@ impl Node {
                 if switch {
                     self.procs[p].stats.context_switches += 1;
                     let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
-                    j.prepend(cs);
-                    j.prepend(self.lock_piece(&[cs]));
+                    j.add_or_merge(cs, true);
+                    j.add_or_merge(self.lock_piece(&[cs]), true);
                     self.last_thread[p] = Some(tid);
                 }
                 return Some((Ctx::Process, j));
@@ -89,8 +91,8 @@ impl Node {
                     // ksoftirqd is a thread: switching to it is a context switch.
                     self.procs[p].stats.context_switches += 1;
                     let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
-                    j.prepend(cs);
-                    j.prepend(self.lock_piece(&[cs]));
+                    j.add_or_merge(cs, true);
+                    j.add_or_merge(self.lock_piece(&[cs]), true);
                     self.last_thread[p] = Some(KSOFTIRQD);
                 }
                 return Some((Ctx::Softirq, j));

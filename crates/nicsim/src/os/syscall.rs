@@ -153,7 +153,7 @@ impl Node {
         let op = self.threads[tid].op?;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.threads[tid].effect = e;
-            Some(job_of(Then::Thread(tid), pieces).with(s.lock_piece(pieces)))
+            Some(s.priced_job(Then::Thread(tid), pieces))
         };
         if let Some(seg) = self.threads[tid].xmit.pop_front() {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))

@@ -6,7 +6,7 @@ use crate::config::{DeviceIrqs, Ksoftirqd};
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, JobData, LockRef, Piece, Then, Touches};
 use crate::node::effect::Effect;
-use crate::node::{job_of, Ev, Node, Wire};
+use crate::node::{Ev, Node, Wire};
 use crate::placement::{Acks, Receive};
 use crate::stack::tcp::{Segment, State};
 use crate::stack::{gro, Frame, Payload};
@@ -23,7 +23,7 @@ impl Node {
         let c = &cfg.costs;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.sq[p].effect = Some(e);
-            Some(job_of(Then::Softirq, pieces).with(s.lock_piece(pieces)))
+            Some(s.priced_job(Then::Softirq, pieces))
         };
         let sq = &mut self.sq[p];
         if !sq.running {
@@ -131,8 +131,8 @@ impl Node {
                     return mk(self, Effect::Backlogged(f), &pieces).map(|j| j.with_data(data));
                 }
                 let mut transport = self.transport_pieces(&f, frames);
-                let known = self.flows.get(f.hdr.flow).is_some();
-                if self.cfg.smp.spinlocks && matches!(f.payload, Payload::Tcp(_)) && known {
+                let tcp = matches!(f.payload, Payload::Tcp(_));
+                if self.cfg.smp.spinlocks && tcp && self.flows.get(f.hdr.flow).is_some() {
                     // tcp_v4_rcv holds bh_lock_sock through TCP input (a SYN for a listener
                     // has no socket of its own yet).
                     transport[0] = transport[0].locking(LockRef::Socket);
