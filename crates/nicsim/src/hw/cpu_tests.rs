@@ -222,5 +222,8 @@ fn a_full_job_takes_more_work_into_its_end_pieces_and_keeps_it() {
     assert_eq!(v.len(), 8);
     assert_eq!((v[0].stage, v[0].cycles), (2, 8.0));
     assert_eq!((v[7].stage, v[7].cycles), (8, 8.0));
-    assert_eq!(v.iter().map(|p| p.cycles).sum::<f64>(), 10.0 + 5.0 + 6.0 + 7.0 + 3.0);
+    assert_eq!(
+        v.iter().map(|p| p.cycles).sum::<f64>(),
+        10.0 + 5.0 + 6.0 + 7.0 + 3.0
+    );
 }

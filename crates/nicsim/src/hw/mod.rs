@@ -12,6 +12,7 @@ pub mod dma;
 pub mod fabric;
 pub mod footprint;
 pub mod frame;
+pub mod job;
 pub mod link;
 pub mod memory;
 pub mod nic;
