@@ -91,6 +91,18 @@ def build_parser() -> argparse.ArgumentParser:
     ho.add_argument("--json", action="store_true", help="print one JSON document")
     ho.add_argument("--seed", type=int, help="run.seed (start offsets, response sizes, lifetimes)")
     ho.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    be = sub.add_parser("bulkecho", help="Roca's bench/benchd harness: bulk throughput or echo RTT against TSDU size, per stack organisation (stacks.md §B.8)")
+    be.add_argument("config", help="preset or TOML file, e.g. roca1996-ethernet")
+    be.add_argument("--org", help="stack organisation: bsd or linux (streams, streams-demux, user_level_tcp: not built yet); default: the configuration's")
+    be.add_argument("--mode", default="bulk", help="bulk (throughput) or echo (round-trip time)")
+    be.add_argument("--proto", default="tcp", help="tcp or udp (udp: bulk only)")
+    be.add_argument("--connections", type=int, default=1, help="connections, one process each at both ends")
+    be.add_argument("--tsdu", default="1 KiB", help="TSDU sizes: LO:HI (every power of two between, e.g. 1:65536) or a list such as 1,1KiB,16KiB")
+    be.add_argument("--nodelay", action="store_true", help="TCP_NODELAY on every connection")
+    be.add_argument("--ilp", action="store_true", help="the fused copy+checksum access method, with its cost model and break-even (§B.6)")
+    be.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
+    be.add_argument("--seed", type=int, help="run.seed")
+    be.add_argument("--json", action="store_true", help="print one JSON document")
     r = sub.add_parser("run", help="run the workload a configuration file names")
     _common(r)
     h = sub.add_parser("hpcbench", help="streaming with an application-load thread (sysmon-style report)")
@@ -433,6 +445,18 @@ def cmd_netperf(args) -> int:
     return 0
 
 
+def cmd_bulkecho(args) -> int:
+    from .bulkecho import print_bulkecho, run_bulkecho
+
+    out = run_bulkecho(args.config, args.set, org=args.org, mode=args.mode, proto=args.proto, connections=args.connections,
+                       tsdu=args.tsdu, nodelay=args.nodelay, use_ilp=args.ilp, seed=args.seed)
+    if args.json:
+        print(_dumps(out))
+    else:
+        print_bulkecho(out)
+    return 0
+
+
 def cmd_web(args) -> int:
     from .web import print_web, run_web
 
@@ -508,6 +532,7 @@ COMMANDS = {
     "netperf": cmd_netperf,
     "web": cmd_web,
     "handoff": cmd_handoff,
+    "bulkecho": cmd_bulkecho,
     "run": cmd_run,
     "hpcbench": cmd_hpcbench,
     "gamma-sweep": cmd_gamma_sweep,

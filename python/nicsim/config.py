@@ -22,9 +22,9 @@ PRESET_DIR = "presets"
 # Global keys that become fields of each node's placement table.
 PLACEMENT_SWITCHES = ("tx.model", "onload.per_packet_irq")
 PROFILE_DIR = "profiles"
-COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes", "code_bytes", "locks")
+COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes", "code_bytes", "locks", "ipc")
 # Fields a profile may leave out, with the value an absent one means.
-COST_DEFAULTS = {"locks": 0}
+COST_DEFAULTS = {"locks": 0, "ipc": 1.0}
 CATEGORIES = ("copy", "tcpip", "driver", "os", "app", "conn")
 
 
@@ -64,8 +64,14 @@ def _deep_merge(base: dict, over: dict) -> dict:
 
 
 def load_profile(name: str) -> dict:
+    """A cost profile; one that `inherits` another takes that one's stages where it declares
+    none of its own (each such stage is then the other profile's, source and all)."""
     f = resources.files("nicsim").joinpath(PROFILE_DIR, f"{name}.toml")
-    return tomllib.loads(f.read_text())
+    doc = tomllib.loads(f.read_text())
+    if "inherits" in doc:
+        base = load_profile(doc["inherits"])
+        doc["stages"] = {**base["stages"], **doc["stages"]}
+    return doc
 
 
 def flatten(d: dict, prefix: str = "") -> dict[str, Any]:
@@ -225,6 +231,9 @@ def _costs(profile: str, over: dict[str, Any]) -> dict:
     doc = load_profile(profile)
     scale = dict(doc["scale"])
     stages = {k: {f: v[f] if f in v else COST_DEFAULTS[f] for f in COST_FIELDS} for k, v in doc["stages"].items()}
+    bad = [k for k, v in stages.items() if not v["ipc"] > 0]
+    if bad:
+        raise ConfigError(f"profile {profile!r}: ipc must be above 0 (stages {', '.join(bad)})")
     for key, raw in over.items():
         parts = key.split(".")
         if len(parts) == 3 and parts[1] == "scale" and parts[2] in scale:
@@ -239,6 +248,11 @@ def _costs(profile: str, over: dict[str, Any]) -> dict:
                 if not v.is_integer():
                     raise ConfigError(f"{key}: {raw!r} must be a whole number")
                 stages[parts[1]][parts[2]] = int(v)
+            elif parts[2] == "ipc":
+                v = _number(key, raw, 0)
+                if v <= 0:
+                    raise ConfigError(f"{key}: {raw!r} must be above 0 (instructions per cycle)")
+                stages[parts[1]]["ipc"] = v
             else:
                 stages[parts[1]][parts[2]] = _number(key, raw, 0)
         else:

@@ -149,6 +149,8 @@ PARAMS: list[Param] = [
     # receive-path choices (host-path §2.3 notes)
     P("rx.softirq_payload_copy", "bool", True, "the receive softirq copies each payload from the DMA buffer into the socket (skb_copy), on the protocol processor", "[S] thesis Appendix III: data_ready 'copies the data to the socket'; §3.5.2; decided in docs/calibration.md"),
     # placement-specific switches (host-path §5.5)
+    P("org.buffers", "choice", "skb", "the kernel buffers a send allocates, one skb_alloc each: skb (Linux: one sk_buff per copy into the socket) or bsd_mbuf (AIX's BSD: a 4 KB cluster per whole 4 KB, a remainder up to 936 B in 236-byte small mbufs, else one more cluster; new data first fills the free tail of the send list's last buffer)", "[S] stacks.md §B.2 (allocation rule and tail append); [I] the rule for the remainder", choices=("skb", "bsd_mbuf")),
+    P("org.segment_buffers", "int", 0, "kernel buffers TCP output allocates per data segment besides the data's (one skb_alloc each): 0 for Linux (the sk_buff carries its headers), 2 for BSD (a header mbuf, and the mbuf m_copy makes for the retransmission copy)", "[R] 4.4BSD tcp_output: MGETHDR and m_copy; stacks.md §B.9: a 1024-B BSD send allocates 3 buffers", min=0, max=64),
     P("tx.model", "choice", "linux", "transmit model: linux (send-initiated output on the sending thread) or toe (on the NIC processor, after a doorbell; only where the protocol runs on nic_cpu)", "[N] Q2, host-path §5.3", choices=("linux", "toe")),
     P("onload.per_packet_irq", "bool", False, "onload NIC raises one interrupt per received packet (no NAPI on that node)", "[N] Q13: the thesis's literal reading; default as base"),
     P("smp.background_ipi_per_s", "float", 0.0, "background cross-calls (TLB shootdowns, function calls) per second on every host CPU", "[N] Q28, host-path §5.8", min=0, max=1e6),
@@ -192,7 +194,7 @@ PARAMS: list[Param] = [
     P("placement.rx_mode", "choice", "", "override: host_ring (per-packet DMA), ring_accumulate (NIC memory, one burst per flush), poll (the host ring polled without end by the protocol CPU, CPU-NET) or handoff (the NIC processor looks up every frame, runs TCP for the connections it owns and forwards the rest to the host ring)", "[S] §5.5.4; handoff.md §3", choices=("", "host_ring", "ring_accumulate", "handoff", "poll")),
     P("placement.sender", "choice", "same", "placement of the client nodes (the streaming senders); 'same' = as the server", "[N] Q1", choices=("same", "base", "offload", "onload", "hybrid")),
     # cost profile
-    P("costs.profile", "choice", "ortiz2008", "cost profile file in nicsim/profiles", "[N] calibrated, see docs/calibration.md", choices=("ortiz2008",)),
+    P("costs.profile", "choice", "ortiz2008", "cost profile file in nicsim/profiles: ortiz2008 (Linux 2.6 on the thesis's host, calibrated, docs/calibration.md) or roca1996-power (BSD on AIX 4.1.2, the 41.7 MHz POWER's instruction counts and IPCs of stacks.md §B.9, unfitted)", "[N] docs/calibration.md; stacks.md §B.9", choices=("ortiz2008", "roca1996-power")),
     # workloads
     P("workload.kind", "choice", "netpipe", "benchmark to run", "[S] §7", choices=("netpipe", "hpcbench", "packet_gen", "netperf", "web")),
     P("workload.netpipe.mode", "choice", "stream", "streaming (bandwidth) or ping-pong (latency)", "[S] §7.2", choices=("stream", "pingpong")),

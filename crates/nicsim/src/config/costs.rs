@@ -19,8 +19,9 @@ pub enum Category {
 /// How many cost categories there are (`Category as usize` indexes per-category arrays).
 pub const CATEGORY_COUNT: usize = 6;
 
-/// One work item of the cost profile: `instructions = i_pkt + i_byte * bytes` and
-/// `references = r_pkt + r_byte * bytes`, accounted to `category`.
+/// One work item of the cost profile: `instructions = i_pkt + i_byte * bytes` (taking
+/// `instructions / ipc` cycles) and `references = r_pkt + r_byte * bytes`, accounted to
+/// `category`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StageCost {
@@ -36,6 +37,9 @@ pub struct StageCost {
     /// Uncontended spinlock acquire-release pairs its Linux 2.6 path takes per work item,
     /// priced by the `spin_lock` stage when `smp.spinlocks` models an SMP kernel.
     pub locks: u32,
+    /// Instructions per cycle of its code on the profile's processor: its cycles are its
+    /// instructions over this (1 where the profile counts cycles at the processor's CPI).
+    pub ipc: f64,
     /// Its index in `Costs::stages` (1-based; 0 is work of no stage), set on load.
     #[serde(skip)]
     pub id: u8,

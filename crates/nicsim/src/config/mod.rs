@@ -8,10 +8,12 @@ use serde::{Deserialize, Serialize};
 mod costs;
 mod handoff;
 mod memory;
+mod org;
 mod placement;
 pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
+pub use org::{Buffers, Org};
 pub use placement::{IrqPath, Placement, ProcName, RxMode, TxOutput};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -38,6 +40,7 @@ pub struct Config {
     pub cpu_net: CpuNet,
     pub smp: Smp,
     pub rx: RxPath,
+    pub org: Org,
     /// One resolved placement per node: the clients first (they send in streaming runs),
     /// then the server.
     pub placements: Vec<Placement>,

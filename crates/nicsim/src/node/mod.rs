@@ -101,7 +101,7 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
     };
     Piece {
         cat: Some(c.category),
-        cycles: s * (c.i_pkt * count + c.i_byte * bytes),
+        cycles: s * (c.i_pkt * count + c.i_byte * bytes) / c.ipc,
         refs: s * (c.r_pkt * count + c.r_byte * bytes),
         pio_reads: register_accesses(c.pio_reads, count),
         pio_writes: register_accesses(c.pio_writes, count),

@@ -7,6 +7,7 @@ use crate::engine::Engine;
 use crate::hw::cpu::{Job, JobData, Notice, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::{job_of, Ev, Node, Wire};
+use crate::stack::buffers;
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::State;
 use std::rc::Rc;
@@ -212,6 +213,14 @@ impl Node {
                 self.lock_sock(tid, conn);
                 let bell = self.toe_doorbell(tid);
                 let fold = self.csum_fold(n);
+                let policy = self.cfg.org.buffers;
+                let conn_ = &mut self.conns[conn];
+                // Nothing left unacknowledged: the send list's buffers are gone.
+                if conn_.tcp.send_list_empty() {
+                    conn_.tail_room = 0;
+                }
+                let (bufs, room) = buffers::send_buffers(policy, n, conn_.tail_room);
+                conn_.tail_room = room;
                 // sendfile() passes page references: the call's fixed part, no bytes copied.
                 let copy = if zero_copy {
                     self.piece(&c.tx_copy, 0, 1)
@@ -236,7 +245,7 @@ impl Node {
                     &[
                         copy,
                         fold,
-                        self.piece(&c.skb_alloc, 0, 1),
+                        self.piece(&c.skb_alloc, 0, bufs),
                         bell,
                         drv,
                         ring,
@@ -348,7 +357,7 @@ impl Node {
                         self.piece(&c.skb_alloc, 0, 1),
                         self.piece(&c.udp_tx, 0, 1).touching(Touches::Connection),
                         self.piece(&c.tx_ip, 0, 1),
-                        self.tx_dev_piece(),
+                        self.tx_dev_piece(bytes),
                     ],
                 )
                 .map(|j| j.with_data(data))

@@ -61,6 +61,8 @@ pub struct Conn {
     /// The socket's spinlock (`sk_lock.slock`): held by the softirq through TCP input
     /// (`bh_lock_sock`), so two processors' softirqs on one socket serialise on it.
     pub(crate) slock: SpinLock,
+    /// Free bytes in the last buffer on its send list (`org.buffers = bsd_mbuf`).
+    pub(crate) tail_room: u64,
 }
 
 impl Conn {
@@ -88,6 +90,7 @@ impl Conn {
             owned_by: None,
             backlog: VecDeque::new(),
             slock: SpinLock::default(),
+            tail_room: 0,
         }
     }
 }

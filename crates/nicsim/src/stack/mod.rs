@@ -2,6 +2,7 @@
 //! TCP endpoint. What each stage costs comes from the cost profile; where it runs, from the
 //! placement.
 
+pub mod buffers;
 pub mod conn;
 pub mod datagram;
 pub mod driver;

@@ -281,10 +281,11 @@ impl Node {
         merged
     }
 
-    /// `dev_queue_xmit` and the driver's transmit routine, under the device's queue lock
-    /// when spinlocks are modelled.
-    pub(crate) fn tx_dev_piece(&self) -> Piece {
-        let p = self.piece(&self.cfg.costs.tx_dev, 0, 1);
+    /// `dev_queue_xmit` and the driver's transmit routine for a frame of `bytes` of payload
+    /// (a driver that copies frames pays per byte), under the device's queue lock when
+    /// spinlocks are modelled.
+    pub(crate) fn tx_dev_piece(&self, bytes: u64) -> Piece {
+        let p = self.piece(&self.cfg.costs.tx_dev, bytes, 1);
         if self.cfg.smp.spinlocks {
             p.locking(LockRef::DevQueue)
         } else {
@@ -298,8 +299,12 @@ impl Node {
             self.piece(&c.tx_tcp, 0, 1).touching(Touches::Connection),
             self.piece(&c.tx_ip, 0, 1),
         ];
+        if !seg.is_pure_ack() {
+            // BSD's tcp_output: a header mbuf, and m_copy's mbufs for the retransmission copy.
+            v.push(self.piece(&c.skb_alloc, 0, self.cfg.org.segment_buffers));
+        }
         if !(self.roles.acks == Acks::NicLocal && seg.is_pure_ack()) {
-            v.push(self.tx_dev_piece());
+            v.push(self.tx_dev_piece(seg.len as u64));
         }
         v
     }

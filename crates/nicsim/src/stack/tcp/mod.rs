@@ -358,6 +358,11 @@ impl Tcp {
 
     // ---------------- sender ----------------
 
+    /// Nothing is queued for sending or awaiting its acknowledgement.
+    pub fn send_list_empty(&self) -> bool {
+        self.wmem_queued == 0
+    }
+
     /// Bytes the application may copy now (0: the writer must sleep).
     pub fn send_space(&self) -> u64 {
         if self.wmem_queued >= self.sndbuf {

@@ -1,0 +1,24 @@
+//! The host stack's organisation (stacks.md Part B): the mechanisms that differ between BSD,
+//! Streams and their variants. The stage costs of each are data (`python/nicsim/orgs/`).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Org {
+    /// How a send's data is put in kernel buffers.
+    pub buffers: Buffers,
+    /// Buffers TCP output allocates per data segment besides the data's own.
+    pub segment_buffers: u32,
+}
+
+/// The kernel buffers a send allocates (each costs one `skb_alloc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Buffers {
+    /// Linux: one sk_buff per copy into the socket.
+    Skb,
+    /// BSD on AIX (§B.2): clusters and small mbufs by size, new data first appended to the
+    /// free tail of the last buffer on the send list.
+    BsdMbuf,
+}

@@ -1,0 +1,166 @@
+"""`nicsim bulkecho`: Roca's bench/benchd harness (stacks.md §B.8) over the core's netperf
+workload. One process per connection at each end; bulk mode streams TSDUs (throughput), echo
+mode sends each TSDU back (round-trip time); a TSDU sweep runs one simulation per size. An
+organisation (`python/nicsim/orgs/NAME.toml`) is data: the profile and the mechanism keys it
+sets. `--ilp` adds the fused copy+checksum access method (§B.6), and prints its cost model.
+
+Per TSDU, each end's busy time per send and per receive is the core's per-stage time divided
+by the TSDUs sent or received, grouped into §B.9's categories (presentation only).
+"""
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+from .analytic import ilp as ilp_model
+from .config import parse_set, resolve
+from .errors import ConfigError
+from .netperf import run_netperf
+from .units import parse_size as parse_bytes
+
+ORGS_BUILT = ("bsd", "linux")
+ORGS_NOT_BUILT = ("streams", "streams-demux", "user_level_tcp")
+# §B.9's categories and the stages carrying each (roca1996-power's header says how).
+CATEGORIES = {
+    "access method, user level, low-level OS": ("tx_syscall", "rx_syscall", "context_switch", "rx_wake", "epoll_wait"),
+    "protocols": ("tx_tcp", "tx_ip", "rx_tcp", "rx_ip", "tx_ack", "udp_tx", "udp_rx", "timer"),
+    "memory": ("skb_alloc", "skb_free"),
+    "data manipulation": ("tx_copy", "rx_copy", "tx_csum_fold", "csum", "skb_copy"),
+    "Ethernet": ("tx_dev", "tx_complete", "rx_poll", "rx_poll_end", "rx_hardirq"),
+    "interrupt handling": ("irq_entry", "irq_exit", "rx_schedule", "softirq_dispatch", "ipi_handler"),
+    "synchronisation": ("spin_lock", "lock_spin"),
+}
+
+
+def load_org(name: str) -> dict:
+    if name in ORGS_NOT_BUILT:
+        raise ConfigError(f"--org {name}: not built yet (issue 17 builds BSD first); choose {' or '.join(ORGS_BUILT)}")
+    if name not in ORGS_BUILT:
+        raise ConfigError(f"--org {name!r}: choose {', '.join(ORGS_BUILT + ORGS_NOT_BUILT)}")
+    return tomllib.loads(resources.files("nicsim").joinpath("orgs", f"{name}.toml").read_text())
+
+
+def org_of(config, sets: dict) -> str | None:
+    """The built organisation whose settings the configuration already has, if any."""
+    v = resolve(config, sets).values
+    for name in ORGS_BUILT:
+        if all(str(v.get(k)) == str(x) for k, x in load_org(name)["set"].items()):
+            return name
+    return None
+
+
+def parse_tsdu(spec: str) -> list[int]:
+    """`1:65536` (every power of two from 1 to 65536) or a list, `1,1 KiB,16KiB`."""
+    try:
+        if ":" in spec:
+            lo, hi = (parse_bytes(x.strip()) for x in spec.split(":"))
+            if not 1 <= lo <= hi:
+                raise ValueError
+            sizes, n = {lo, hi}, 1
+            while n <= hi:
+                sizes.update([n] if n >= lo else [])
+                n *= 2
+            return sorted(sizes)
+        sizes = [parse_bytes(x.strip()) for x in spec.split(",") if x.strip()]
+        if not sizes or min(sizes) < 1:
+            raise ValueError
+        return sizes
+    except (ValueError, ConfigError):
+        raise ConfigError(f"--tsdu {spec!r}: give LO:HI (powers of two between, e.g. 1:65536) or sizes such as 1,1KiB,16KiB, each at least 1 B") from None
+
+
+def _breakdown(out: dict, node: str, tsdus: float) -> dict[str, float] | None:
+    """µs per TSDU by §B.9 category on `node` (all its CPUs), from the core's per-stage time."""
+    if tsdus <= 0:
+        return None
+    window_s = out["netperf"]["window_s"]
+    per = {c: 0.0 for c in CATEGORIES}
+    per["other"] = 0.0
+    where = {s: c for c, ss in CATEGORIES.items() for s in ss}
+    for k, p in out["processors"].items():
+        if k.split(".")[0] != node:
+            continue
+        for stage, share in p.get("busy_by_stage", {}).items():
+            per[where.get(stage, "other")] += share * window_s * 1e6 / tsdus
+    return per
+
+
+def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1, tsdu="1024", nodelay=False,
+                 use_ilp=False, seed=None) -> dict:
+    if mode not in ("bulk", "echo"):
+        raise ConfigError(f"--mode {mode!r}: choose bulk or echo")
+    if proto not in ("tcp", "udp"):
+        raise ConfigError(f"--proto {proto!r}: choose tcp or udp")
+    if mode == "echo" and proto == "udp":
+        raise ConfigError("--mode echo --proto udp: not built (the core's netperf has no UDP request/response); use --proto tcp")
+    if connections < 1:
+        raise ConfigError(f"--connections {connections}: at least 1")
+    sizes = parse_tsdu(tsdu)
+    base = parse_set(sets or [])
+    name = org or org_of(config, base)
+    if name is None:
+        raise ConfigError("--org: the configuration matches no built organisation; choose " + " or ".join(ORGS_BUILT))
+    org_doc = load_org(name)
+    s = {**base, **{k: str(v) for k, v in org_doc["set"].items()}}
+    if use_ilp:
+        if s.get("costs.profile", resolve(config, base).values["costs.profile"]) != "roca1996-power":
+            raise ConfigError("--ilp: the fused method's costs are the POWER's (§B.9); it needs the roca1996-power profile (--org bsd)")
+        s.update({k: str(v) for k, v in tomllib.loads(resources.files("nicsim").joinpath("orgs", "ilp.toml").read_text())["set"].items()})
+    if nodelay:
+        s["workload.netperf.nodelay"] = "true"
+    if seed is not None:
+        s["run.seed"] = str(seed)
+    test = {"bulk": "tcp_stream" if proto == "tcp" else "udp_stream", "echo": "tcp_rr"}[mode]
+    points = []
+    for n in sizes:
+        out = run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n)}, test=test.upper(), connections=connections)
+        np_ = out["netperf"]
+        client, server = np_["per_connection"][0]["client"], np_["server"]
+        nodes = out["nodes"]
+        point = {"tsdu_bytes": n, "connections": np_["connections"]}
+        if mode == "bulk":
+            point["throughput_mbps"] = np_["aggregate"]["throughput_mbps"]
+            sent = nodes[client]["app_bytes_sent"] / n if proto == "tcp" else None
+            read = nodes[server]["app_bytes_read"] / n if proto == "tcp" else None
+        else:
+            point["transactions_per_s"] = np_["aggregate"]["transactions_per_s"]
+            point["rtt_us"] = np_["latency_us"]["mean"]
+            sent = read = np_["aggregate"]["transactions_per_s"] * np_["window_s"]
+        point["send_us"] = _breakdown(out, client, sent) if sent else None
+        point["receive_us"] = _breakdown(out, server, read) if read else None
+        point["conservation_ok"] = all(c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"]
+                                       for c in out["conservation"].values())
+        points.append(point)
+        cfg_hash, description = out.get("config_hash"), out.get("config_description")
+    doc = {"bulkecho": {"config": config, "org": name, "org_description": org_doc["description"], "mode": mode,
+                        "proto": proto, "ilp": use_ilp, "nodelay": nodelay, "points": points},
+           "config_hash": cfg_hash, "config_description": description}
+    if use_ilp:
+        doc["bulkecho"]["ilp_model"] = {"break_even_bytes": ilp_model.break_even_bytes(),
+                                        "rows": ilp_model.table(sizes, max_buffer_bytes=4096)}
+    return doc
+
+
+def print_bulkecho(doc: dict) -> None:
+    b = doc["bulkecho"]
+    print(f"bulkecho {b['mode']} {b['proto'].upper()}, org {b['org']} ({b['org_description']})"
+          + (", ILP" if b["ilp"] else "") + (", TCP_NODELAY" if b["nodelay"] else ""))
+    bulk = b["mode"] == "bulk"
+    figure = "throughput Mbps" if bulk else "RTT µs"
+    # Bulk: each end's busy time per TSDU sent or received; echo: per transaction.
+    cols = ("send µs", "receive µs") if bulk else ("client µs", "server µs")
+    print(f"{'TSDU B':>8} {figure:>16} {cols[0]:>10} {cols[1]:>11}")
+    total = lambda d, w: f"{sum(d.values()):>{w}.1f}" if d else f"{'-':>{w}}"
+    for p in b["points"]:
+        value = p["throughput_mbps"] if bulk else p["rtt_us"]
+        print(f"{p['tsdu_bytes']:>8} {value:>16.2f} {total(p['send_us'], 10)} {total(p['receive_us'], 11)}")
+    if b["points"] and b["points"][-1]["send_us"]:
+        last = b["points"][-1]
+        print(f"{'per send' if bulk else 'per transaction (client)'} of {last['tsdu_bytes']} B, µs by category: "
+              + ", ".join(f"{c} {v:.1f}" for c, v in last["send_us"].items() if v >= 0.05))
+    if "ilp_model" in b:
+        m = b["ilp_model"]
+        print(f"ILP cost model (§B.6, µs): break-even {m['break_even_bytes']:.0f} B")
+        for r in m["rows"]:
+            print(f"  {r['tsdu_bytes']:>8} B: separate {r['separate_us']:8.1f}, fused {r['fused_us']:8.1f}"
+                  f" ({'fused' if r['fused_wins'] else 'separate'} wins)")

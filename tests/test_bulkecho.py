@@ -1,0 +1,119 @@
+"""Roca's harness and the BSD organisation on his POWER (stacks.md §B.2, §B.8, §B.9)."""
+import subprocess
+import sys
+
+import pytest
+
+from nicsim import api
+from nicsim.bulkecho import parse_tsdu, run_bulkecho
+from nicsim.config import load_profile
+from nicsim.errors import ConfigError
+
+CLOCK_HZ = 41.7e6
+# §B.9, BSD column: instructions to send one 1024-byte TCP segment, by category.
+BSD_1024 = {"user level + access method + low-level OS": 6 + 525 + 761, "protocols": 740, "memory": 618,
+            "data manipulation": 1607, "Ethernet": 1102, "interrupt handling": 185, "synchronisation": 464}
+SHORT = {"workload.netperf.duration_ps": "300 ms", "workload.netperf.warmup_ps": "50 ms"}
+
+
+def instructions(stage: str, n_bytes: int, count: int = 1) -> float:
+    s = load_profile("roca1996-power")["stages"][stage]
+    return s["i_pkt"] * count + s["i_byte"] * n_bytes
+
+
+def test_the_bsd_send_stages_add_up_to_the_categories_of_a_1024_byte_send():
+    n, frame_payload = 1024, 1024
+    s = load_profile("roca1996-power")["stages"]
+    got = {
+        "user level + access method + low-level OS": instructions("tx_syscall", n),
+        "protocols": instructions("tx_tcp", n) + instructions("tx_ip", n),
+        # A cluster for the data (the rule of §B.2) and tcp_output's two mbufs.
+        "memory": instructions("skb_alloc", 0, count=1 + 2),
+        # tx_dev's per-byte part is the driver's copy; its per-packet part is Ethernet work.
+        "data manipulation": instructions("tx_copy", n) + instructions("tx_csum_fold", n) + s["tx_dev"]["i_byte"] * frame_payload,
+        "Ethernet": s["tx_dev"]["i_pkt"] + instructions("tx_complete", 0),
+        "interrupt handling": instructions("irq_entry", 0) + instructions("irq_exit", 0),
+        # The lock pairs the send's pieces declare: system call, two buffer allocations (the
+        # data's, the segment's), TCP, IP, the driver, the completion.
+        "synchronisation": s["spin_lock"]["i_pkt"] * sum(s[x]["locks"] for x in (
+            "tx_syscall", "skb_alloc", "skb_alloc", "tx_tcp", "tx_ip", "tx_dev", "tx_complete")),
+    }
+    for cat, want in BSD_1024.items():
+        assert got[cat] == pytest.approx(want, abs=1.0), cat
+    assert sum(got.values()) == pytest.approx(6008, abs=2)
+
+
+def test_the_simulated_send_path_costs_its_instructions_at_their_ipc():
+    out = api.run("roca1996-ethernet", {**SHORT, "workload.netperf.msg_bytes": "1 KiB", "workload.netperf.nodelay": True})
+    sends = out["nodes"]["node0"]["app_bytes_sent"] / 1024
+    stages = out["processors"]["node0.cpu0"]["busy_by_stage"]
+    window_s = out["netperf"]["window_s"]
+    prof = load_profile("roca1996-power")["stages"]
+    # Per send: the call, the copy and checksum, the data cluster and the segment's two mbufs,
+    # TCP, IP and the driver, each at its own IPC (one segment per send: 1024 B < MSS).
+    for stage in ("tx_syscall", "tx_copy", "tx_csum_fold", "tx_tcp", "tx_ip", "tx_dev"):
+        per_send_s = stages[stage] * window_s / sends
+        want_s = instructions(stage, 1024) / prof[stage]["ipc"] / CLOCK_HZ
+        assert per_send_s == pytest.approx(want_s, rel=0.01), stage
+    # Buffers: three per send, and one for each acknowledgement received (at most one per
+    # segment's second, with delayed ACKs).
+    one = instructions("skb_alloc", 0) / prof["skb_alloc"]["ipc"] / CLOCK_HZ
+    assert 3.0 <= stages["skb_alloc"] * window_s / sends / one <= 3.55
+
+
+def test_bsd_allocates_fewer_buffers_than_one_per_write_for_small_writes():
+    def alloc_per_send(buffers):
+        out = api.run("roca1996-ethernet", {**SHORT, "workload.netperf.msg_bytes": "100 B", "org.buffers": buffers,
+                                            "org.segment_buffers": 0})
+        sends = out["nodes"]["node0"]["app_bytes_sent"] / 100
+        return out["processors"]["node0.cpu0"]["busy_by_stage"]["skb_alloc"] * out["netperf"]["window_s"] / sends
+    one_each = instructions("skb_alloc", 0) / 0.443 / CLOCK_HZ
+    # One per write (and a few for the acknowledgements received: Nagle fills each segment
+    # with about 14 writes).
+    assert one_each <= alloc_per_send("skb") < 1.1 * one_each
+    # A 236-byte mbuf takes two 100-byte writes, and a third allocates again: about 1/2.
+    assert 0.3 * one_each < alloc_per_send("bsd_mbuf") < 0.7 * one_each
+
+
+def test_a_bulk_sweep_rises_to_the_link_and_stays_there():
+    doc = run_bulkecho("roca1996-ethernet", [f"{k}={v}" for k, v in SHORT.items()], tsdu="1:4096")
+    pts = doc["bulkecho"]["points"]
+    assert [p["tsdu_bytes"] for p in pts] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+    rates = [p["throughput_mbps"] for p in pts]
+    assert all(r <= 10.0 for r in rates) and rates[-1] > 9.0
+    assert rates[0] < 0.2 and rates[0] < rates[4] < rates[8]
+    assert all(p["conservation_ok"] for p in pts)
+    assert doc["bulkecho"]["org"] == "bsd"
+
+
+def test_echo_reports_a_round_trip_that_grows_with_the_tsdu():
+    doc = run_bulkecho("roca1996-ethernet", [f"{k}={v}" for k, v in SHORT.items()], mode="echo", tsdu="1,4096", nodelay=True)
+    small, large = doc["bulkecho"]["points"]
+    # 4096 B each way on 10 Mb/s is at least 6.5 ms of wire time.
+    assert small["rtt_us"] < 2000 < 6500 < large["rtt_us"]
+
+
+def test_ilp_prints_its_cost_model_and_runs_the_fused_copy():
+    doc = run_bulkecho("roca1996-ethernet", [f"{k}={v}" for k, v in SHORT.items()], tsdu="1024", use_ilp=True)
+    m = doc["bulkecho"]["ilp_model"]
+    assert 390 < m["break_even_bytes"] < 400 and m["rows"][0]["fused_wins"]
+    with pytest.raises(ConfigError, match="roca1996-power"):
+        run_bulkecho("ortiz2008-base", [], tsdu="1024", use_ilp=True)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--org", "streams"], "--org streams: not built yet"),
+    (["--org", "vms"], "--org 'vms'"),
+    (["--tsdu", "0:5"], "--tsdu '0:5'"),
+    (["--mode", "ping"], "--mode 'ping'"),
+    (["--mode", "echo", "--proto", "udp"], "--mode echo --proto udp"),
+])
+def test_bad_arguments_get_one_line_naming_them(args, message):
+    r = subprocess.run([sys.executable, "-m", "nicsim", "bulkecho", "roca1996-ethernet", *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_tsdu_ranges_are_powers_of_two_with_their_ends():
+    assert parse_tsdu("1:16") == [1, 2, 4, 8, 16]
+    assert parse_tsdu("100:1000") == [100, 128, 256, 512, 1000]
+    assert parse_tsdu("1,1 KiB,16KiB") == [1, 1024, 16384]
