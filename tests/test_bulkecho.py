@@ -97,7 +97,7 @@ def test_ilp_prints_its_cost_model_and_runs_the_fused_copy():
     doc = run_bulkecho("roca1996-ethernet", [f"{k}={v}" for k, v in SHORT.items()], tsdu="1024", use_ilp=True)
     m = doc["bulkecho"]["ilp_model"]
     assert 390 < m["break_even_bytes"] < 400 and m["rows"][0]["fused_wins"]
-    with pytest.raises(ConfigError, match="roca1996-power"):
+    with pytest.raises(ConfigError, match="organisation linux has none"):
         run_bulkecho("ortiz2008-base", [], tsdu="1024", use_ilp=True)
 
 
@@ -117,3 +117,68 @@ def test_tsdu_ranges_are_powers_of_two_with_their_ends():
     assert parse_tsdu("1:16") == [1, 2, 4, 8, 16]
     assert parse_tsdu("100:1000") == [100, 128, 256, 512, 1000]
     assert parse_tsdu("1,1 KiB,16KiB") == [1, 1024, 16384]
+
+
+def org_stages(org: str, ilp: bool = False) -> dict:
+    """roca1996-power's stages with an organisation's cost settings (and its ILP ones) applied."""
+    import tomllib
+    from importlib import resources
+
+    doc = tomllib.loads(resources.files("nicsim").joinpath("orgs", f"{org}.toml").read_text())
+    sets = {**doc["set"], **(doc["ilp"] if ilp else {})}
+    stages = {k: dict(v) for k, v in load_profile("roca1996-power")["stages"].items()}
+    for key, value in sets.items():
+        parts = key.split(".")
+        if parts[0] == "costs" and len(parts) == 3:
+            stages[parts[1]][parts[2]] = value
+    return stages, sets
+
+
+def send_categories(org: str, ilp: bool = False) -> dict[str, float]:
+    """A 1024-B send's instructions by §B.9 category on organisation `org`'s stages: the data's
+    buffers (the organisation's rule) and the segment's, one segment, one interrupt."""
+    s, sets = org_stages(org, ilp)
+    n = 1024
+    data_buffers = {"bsd_mbuf": 1, "streams_mblk": 2}[sets["org.buffers"]]
+    buffers = data_buffers + sets["org.segment_buffers"]
+    pieces = ("tx_syscall", "skb_alloc", "skb_alloc", "tx_tcp", "tx_ip", "tx_dev", "tx_complete")
+    ins = lambda st, count=1: s[st]["i_pkt"] * count + s[st]["i_byte"] * n
+    return {
+        "user level + access method + low-level OS": ins("tx_syscall"),
+        "protocols": ins("tx_tcp") + ins("tx_ip"),
+        "memory": s["skb_alloc"]["i_pkt"] * buffers,
+        "data manipulation": ins("tx_copy") + ins("tx_csum_fold") + s["tx_dev"]["i_byte"] * n,
+        "Ethernet": s["tx_dev"]["i_pkt"] + ins("tx_complete"),
+        "interrupt handling": ins("irq_entry") + ins("irq_exit"),
+        "synchronisation": s["spin_lock"]["i_pkt"] * sum(s[p]["locks"] for p in pieces),
+    }
+
+
+# §B.9's demux and demux + ILP columns, grouped as the BSD one above.
+DEMUX_1024 = {"user level + access method + low-level OS": 94 + 1234 + 1027, "protocols": 871, "memory": 1776,
+              "data manipulation": 2037, "Ethernet": 1266, "interrupt handling": 185, "synchronisation": 1601}
+DEMUX_ILP_1024 = {"user level + access method + low-level OS": 148 + 1373 + 993, "protocols": 943, "memory": 1407,
+                  "data manipulation": 950, "Ethernet": 1241, "interrupt handling": 185, "synchronisation": 1277}
+
+
+@pytest.mark.parametrize("org,ilp,want,total", [
+    ("bsd", False, BSD_1024, 6008), ("streams-demux", False, DEMUX_1024, 10091), ("streams-demux", True, DEMUX_ILP_1024, 8517)])
+def test_each_organisations_send_adds_up_to_its_section_b9_column(org, ilp, want, total):
+    got = send_categories(org, ilp)
+    for cat, w in want.items():
+        assert got[cat] == pytest.approx(w, abs=1.5), cat
+    assert sum(got.values()) == pytest.approx(total, abs=3)
+
+
+def test_the_demux_stack_wakes_the_reader_once_per_completed_call():
+    """8 KB calls fill from about six segments: BSD wakes the reader at each (two context
+    switches per segment while the call is incomplete, §B.2); the demultiplexed stack once
+    the call can complete (§B.4)."""
+    def run(org):
+        _, sets = org_stages(org)
+        return api.run("roca1996-ethernet", {**SHORT, **sets, "workload.netperf.msg_bytes": "8 KiB"})
+    for org, lo, hi in (("bsd", 4.0, 7.0), ("streams-demux", 0.9, 1.1)):
+        out = run(org)
+        server = out["nodes"]["node1"]
+        calls = server["app_bytes_read"] / 8192
+        assert lo <= server["wakeups_per_s"] * out["netperf"]["window_s"] / calls <= hi, org

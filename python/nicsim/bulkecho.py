@@ -18,8 +18,8 @@ from .errors import ConfigError
 from .netperf import run_netperf
 from .units import parse_size as parse_bytes
 
-ORGS_BUILT = ("bsd", "linux")
-ORGS_NOT_BUILT = ("streams", "streams-demux", "user_level_tcp")
+ORGS_BUILT = ("bsd", "streams-demux", "linux")
+ORGS_NOT_BUILT = ("streams", "user_level_tcp")
 # §B.9's categories and the stages carrying each (roca1996-power's header says how).
 CATEGORIES = {
     "access method, user level, low-level OS": ("tx_syscall", "rx_syscall", "context_switch", "rx_wake", "epoll_wait"),
@@ -34,17 +34,18 @@ CATEGORIES = {
 
 def load_org(name: str) -> dict:
     if name in ORGS_NOT_BUILT:
-        raise ConfigError(f"--org {name}: not built yet (issue 17 builds BSD first); choose {' or '.join(ORGS_BUILT)}")
+        raise ConfigError(f"--org {name}: not built yet; choose {', '.join(ORGS_BUILT)}")
     if name not in ORGS_BUILT:
         raise ConfigError(f"--org {name!r}: choose {', '.join(ORGS_BUILT + ORGS_NOT_BUILT)}")
     return tomllib.loads(resources.files("nicsim").joinpath("orgs", f"{name}.toml").read_text())
 
 
 def org_of(config, sets: dict) -> str | None:
-    """The built organisation whose settings the configuration already has, if any."""
+    """The built organisation whose mechanism keys and profile the configuration already has."""
     v = resolve(config, sets).values
     for name in ORGS_BUILT:
-        if all(str(v.get(k)) == str(x) for k, x in load_org(name)["set"].items()):
+        keys = {k: x for k, x in load_org(name)["set"].items() if not k.startswith("costs.") or k == "costs.profile"}
+        if all(str(v.get(k)) == str(x) for k, x in keys.items()):
             return name
     return None
 
@@ -103,9 +104,9 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
     org_doc = load_org(name)
     s = {**base, **{k: str(v) for k, v in org_doc["set"].items()}}
     if use_ilp:
-        if s.get("costs.profile", resolve(config, base).values["costs.profile"]) != "roca1996-power":
-            raise ConfigError("--ilp: the fused method's costs are the POWER's (§B.9); it needs the roca1996-power profile (--org bsd)")
-        s.update({k: str(v) for k, v in tomllib.loads(resources.files("nicsim").joinpath("orgs", "ilp.toml").read_text())["set"].items()})
+        if "ilp" not in org_doc:
+            raise ConfigError(f"--ilp: the fused method's costs are the POWER's (§B.9); organisation {name} has none (use bsd or streams-demux)")
+        s.update({k: str(v) for k, v in org_doc["ilp"].items()})
     if nodelay:
         s["workload.netperf.nodelay"] = "true"
     if seed is not None:

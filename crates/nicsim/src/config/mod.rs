@@ -13,7 +13,7 @@ mod placement;
 pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
-pub use org::{Buffers, Org};
+pub use org::{Buffers, Org, Wakeup};
 pub use placement::{IrqPath, Placement, ProcName, RxMode, TxOutput};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

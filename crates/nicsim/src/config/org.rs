@@ -10,6 +10,20 @@ pub struct Org {
     pub buffers: Buffers,
     /// Buffers TCP output allocates per data segment besides the data's own.
     pub segment_buffers: u32,
+    /// When a reader blocked in a receive call is woken.
+    pub wakeup: Wakeup,
+}
+
+/// When the receive path wakes a reader whose call is not complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Wakeup {
+    /// At every segment that brings data (BSD, Linux, classic Streams).
+    PerSegment,
+    /// Once the call can complete (the demultiplexed stack's M_READ, §B.4 strategy 2): when
+    /// the data waiting cover what the call still wants, or half the receive buffer (a call
+    /// larger than the window could never fill), or the stream ends.
+    PerCall,
 }
 
 /// The kernel buffers a send allocates (each costs one `skb_alloc`).
@@ -21,4 +35,7 @@ pub enum Buffers {
     /// BSD on AIX (§B.2): clusters and small mbufs by size, new data first appended to the
     /// free tail of the last buffer on the send list.
     BsdMbuf,
+    /// Streams (§B.3, §B.7): the Stream-Head cannot see TCP's send list, so every write
+    /// allocates its data block and the M_PROTO block carrying T_DATA_REQ.
+    StreamsMblk,
 }

@@ -26,6 +26,7 @@ pub fn bsd_mbufs(bytes: u64) -> (u64, u64) {
 pub fn send_buffers(policy: Buffers, bytes: u64, tail_room: u64) -> (u32, u64) {
     match policy {
         Buffers::Skb => (1, 0),
+        Buffers::StreamsMblk => (2, 0),
         Buffers::BsdMbuf if bytes <= tail_room => (0, tail_room - bytes),
         Buffers::BsdMbuf => {
             let need = bytes - tail_room;
@@ -63,5 +64,7 @@ mod tests {
         // 1024 B after a 36-byte tail: 988 B more, a cluster.
         assert_eq!(send_buffers(Buffers::BsdMbuf, 1024, 36), (1, 4096 - 988));
         assert_eq!(send_buffers(Buffers::Skb, 100, 136), (1, 0));
+        // The Stream-Head cannot see TCP's send list: a data block and an M_PROTO block.
+        assert_eq!(send_buffers(Buffers::StreamsMblk, 100, 136), (2, 0));
     }
 }

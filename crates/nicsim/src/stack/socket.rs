@@ -3,7 +3,7 @@
 //! the softirq, waking the thread that waits on the socket, and each connection's four
 //! timers as engine events. Opening and closing are in `listen`.
 
-use crate::config::TxOutput;
+use crate::config::{TxOutput, Wakeup};
 use crate::engine::Engine;
 use crate::hw::cpu::Notice;
 use crate::hw::frame::FlowId;
@@ -84,7 +84,7 @@ impl Node {
             let segs = self.tcp_mut(c).output(now);
             self.sq[p].xmit.extend(segs);
         }
-        if r.delivered_bytes > 0 || r.fin {
+        if (r.delivered_bytes > 0 && self.call_can_complete(c)) || r.fin {
             let conn = &mut self.conns[c];
             let (reader, poller) = (conn.reader.take(), conn.poller.take());
             for t in reader.into_iter().chain(poller) {
@@ -111,6 +111,19 @@ impl Node {
         }
         if r.closed {
             self.retire(c);
+        }
+    }
+
+    /// Whether data arriving on connection `c` wakes its reader now (`org.wakeup`).
+    fn call_can_complete(&self, c: ConnId) -> bool {
+        let conn = &self.conns[c];
+        match (self.cfg.org.wakeup, conn.reader) {
+            (Wakeup::PerCall, Some(t)) => {
+                let tcp = &conn.tcp;
+                let want = self.threads[t].left.min(tcp.rcvbuf_bytes() / 2).max(1);
+                tcp.readable() >= want
+            }
+            _ => true,
         }
     }
 

@@ -358,6 +358,11 @@ impl Tcp {
 
     // ---------------- sender ----------------
 
+    /// The receive buffer, bytes (what the window can ever offer).
+    pub fn rcvbuf_bytes(&self) -> u64 {
+        self.rcvbuf
+    }
+
     /// Nothing is queued for sending or awaiting its acknowledgement.
     pub fn send_list_empty(&self) -> bool {
         self.wmem_queued == 0
