@@ -68,6 +68,9 @@ INDIRECT = {
     "topology.clients": ({"switch.present": True}, 2, "topology.clients", 2),
     "tx.model": ({"nic_cpu.present": True, "placement.preset": "offload"}, "toe", "placements.1.tx_output", "protocol"),
     "onload.per_packet_irq": ({**TWO, "placement.preset": "onload"}, True, "placements.1.per_packet_irq", True),
+    # An organisation's name brings its file's settings; org.ilp its fused copy's costs.
+    "org.name": ({}, "bsd", "org.buffers", "bsd_mbuf"),
+    "org.ilp": ({"org.name": "bsd"}, True, "costs.tx_copy.ipc", 0.453),
     # The trace file is read into two arrays (value and expectation filled in by `_plan`).
     "workload.packet_gen.trace_file": ({"workload.kind": "packet_gen"}, None, "workload.packet_gen.trace_frame_bytes", [100, 200]),
     "workload.web.trace_file": ({"workload.kind": "web"}, None, "workload.web.trace_responses", [[100, 200]]),

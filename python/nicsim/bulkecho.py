@@ -13,7 +13,7 @@ import tomllib
 from importlib import resources
 
 from .analytic import ilp as ilp_model
-from .config import parse_set, resolve
+from .config import ORG_DIR, parse_set, resolve
 from .errors import ConfigError
 from .netperf import run_netperf
 from .units import parse_size as parse_bytes
@@ -37,12 +37,15 @@ def load_org(name: str) -> dict:
         raise ConfigError(f"--org {name}: not built yet; choose {', '.join(ORGS_BUILT)}")
     if name not in ORGS_BUILT:
         raise ConfigError(f"--org {name!r}: choose {', '.join(ORGS_BUILT + ORGS_NOT_BUILT)}")
-    return tomllib.loads(resources.files("nicsim").joinpath("orgs", f"{name}.toml").read_text())
+    return tomllib.loads(resources.files("nicsim").joinpath(ORG_DIR, f"{name}.toml").read_text())
 
 
 def org_of(config, sets: dict) -> str | None:
-    """The built organisation whose mechanism keys and profile the configuration already has."""
+    """The configuration's organisation: its org.name, else the built one whose mechanism keys
+    and profile it already has."""
     v = resolve(config, sets).values
+    if v["org.name"]:
+        return v["org.name"]
     for name in ORGS_BUILT:
         keys = {k: x for k, x in load_org(name)["set"].items() if not k.startswith("costs.") or k == "costs.profile"}
         if all(str(v.get(k)) == str(x) for k, x in keys.items()):
@@ -102,11 +105,9 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
     if name is None:
         raise ConfigError("--org: the configuration matches no built organisation; choose " + " or ".join(ORGS_BUILT))
     org_doc = load_org(name)
-    s = {**base, **{k: str(v) for k, v in org_doc["set"].items()}}
-    if use_ilp:
-        if "ilp" not in org_doc:
-            raise ConfigError(f"--ilp: the fused method's costs are the POWER's (§B.9); organisation {name} has none (use bsd or streams-demux)")
-        s.update({k: str(v) for k, v in org_doc["ilp"].items()})
+    if use_ilp and "ilp" not in org_doc:
+        raise ConfigError(f"--ilp: the fused method's costs are the POWER's (§B.9); organisation {name} has none (use bsd or streams-demux)")
+    s = {**base, "org.name": name, "org.ilp": str(use_ilp).lower()}
     if nodelay:
         s["workload.netperf.nodelay"] = "true"
     if seed is not None:

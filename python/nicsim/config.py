@@ -204,8 +204,10 @@ def resolve(source: str | Path | dict | None = None, sets: dict[str, Any] | Iter
             description = preset.get("description")
             raw.update(flatten(_without_meta(preset)))
             name = s
-    if sets:
-        raw.update(sets if isinstance(sets, dict) else parse_set(sets))
+    given = (sets if isinstance(sets, dict) else parse_set(sets)) if sets else {}
+    # An organisation's settings go over the preset and file, under what is set explicitly.
+    raw.update(org_settings(given.get("org.name", raw.get("org.name", "")), given.get("org.ilp", raw.get("org.ilp", False))))
+    raw.update(given)
     values = {p.key: parse_value(p, p.default) for p in PARAMS}
     cost_over: dict[str, Any] = {}
     for k, v in raw.items():
@@ -219,6 +221,26 @@ def resolve(source: str | Path | dict | None = None, sets: dict[str, Any] | Iter
     _derive(values)
     _check(values)
     return Resolved(values, costs, name, description)
+
+
+ORG_DIR = "orgs"
+# Keys that choose other keys' values (an organisation's file) and reach the core through them.
+ORG_SWITCHES = ("org.name", "org.ilp")
+
+
+def org_settings(name: str, ilp: Any) -> dict[str, Any]:
+    """The settings of stack organisation `name` (`nicsim/orgs/NAME.toml`), with its fused
+    copy+checksum ones when `ilp`; nothing for no name."""
+    use_ilp = parse_value(BY_KEY["org.ilp"], ilp)
+    if not name:
+        if use_ilp:
+            raise ConfigError("org.ilp: needs org.name, an organisation with fused copy+checksum costs (bsd or streams-demux)")
+        return {}
+    parse_value(BY_KEY["org.name"], name)
+    doc = tomllib.loads(resources.files("nicsim").joinpath(ORG_DIR, f"{name}.toml").read_text())
+    if use_ilp and "ilp" not in doc:
+        raise ConfigError(f"org.ilp: organisation {name} has no fused copy+checksum costs (they are the POWER's, §B.9); use bsd or streams-demux")
+    return {**doc["set"], **(doc["ilp"] if use_ilp else {})}
 
 
 def _without_meta(d: dict) -> dict:
@@ -358,7 +380,7 @@ def build_core(v: dict, costs: dict) -> dict:
     """The nested document the Rust core deserialises (every field, base units)."""
     core: dict[str, Any] = {}
     for p in PARAMS:
-        if p.key.startswith(("placement.", "costs.")) or p.kind == "path" or p.key in PLACEMENT_SWITCHES:
+        if p.key.startswith(("placement.", "costs.")) or p.kind == "path" or p.key in PLACEMENT_SWITCHES + ORG_SWITCHES:
             continue
         parts = p.key.split(".")
         d = core

@@ -10,7 +10,9 @@ Figures, each drawn only when the store holds what it needs:
 * per-processor busy time of the receiving node, stacked by category, at each curve's peak;
 * interrupts per second on the receiving node's processors against message size;
 * Hpcbench throughput against γ, and δb against γ with the original LAWS curve
-  (`nicsim.analytic.laws.laws_prediction`) when the store holds a γ sweep with base points.
+  (`nicsim.analytic.laws.laws_prediction`) when the store holds a γ sweep with base points;
+* stack organisations: throughput and round trip against TSDU size when `org.name` is swept
+  (`orgs_report.py`).
 
 A placement has the same colour and name in every figure (`nicsim.plot.COLOURS`); the other
 swept keys of a curve set its line style.
@@ -31,6 +33,7 @@ import pandas as pd
 
 from ..config import CATEGORIES
 from ..plot import COLOURS, colour, plt  # plt is matplotlib.pyplot on the Agg backend
+from .orgs_report import fig_orgs, orgs_table
 from .store import Store
 
 # Category colours, chosen apart from the placement colours so the two never read alike.
@@ -545,6 +548,11 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
         figs.append(("livelock", "Interrupts against polling under overload: delivered frames/s (left) and the receiver's OS-intrusion factor FI = CPU time / application and protocol time (right) against the offered rate, a curve per setting (stacks.md §A.1).",
                      _save(fig_livelock(ltable), out, "livelock")))
         ltable.to_csv(out / "livelock.csv", index=False)
+    otable = orgs_table(df, params, results)
+    if not otable.empty:
+        figs.append(("orgs", "Stack organisations: bulk throughput and echo round trip against TSDU size, a curve per organisation (docs/stacks.md; `orgs.csv`).",
+                     _save(fig_orgs(otable), out, "orgs")))
+        otable.to_csv(out / "orgs.csv", index=False)
     htable = handoff_table(df, params, results)
     if not htable.empty:
         figs.append(("handoff", "Connection handoff: requests per second and NIC idle against the NIC's connection limit, a curve per other swept setting (handoff.md §11).",
