@@ -43,6 +43,23 @@ def test_the_bsd_send_stages_add_up_to_the_categories_of_a_1024_byte_send():
     assert sum(got.values()) == pytest.approx(6008, abs=2)
 
 
+def test_the_core_counts_each_send_stages_instructions():
+    doc = run_bulkecho("roca1996-ethernet", [f"{k}={v}" for k, v in SHORT.items()], tsdu="1024", nodelay=True)
+    ins = doc["bulkecho"]["points"][0]["send_instructions"]
+    # The call's, TCP and IP's, the checksum and copy's and the driver's are the send's alone
+    # (§B.9 BSD column); the sender's other categories also hold its ACK input.
+    assert ins["access method, user level, low-level OS"] >= 1292 - 15
+    # Copy 312 and checksum 833 (the driver's copy counts with tx_dev, under Ethernet), and up
+    # to one ACK's checksum of its header (31) per send.
+    assert 0.99 * (312 + 833) <= ins["data manipulation"] <= 1.01 * (312 + 833 + 31.3)
+    prof = load_profile("roca1996-power")["stages"]
+    out = api.run("roca1996-ethernet", {**SHORT, "workload.netperf.msg_bytes": "1 KiB", "workload.netperf.nodelay": True})
+    sends = out["nodes"]["node0"]["app_bytes_sent"] / 1024
+    got = out["processors"]["node0.cpu0"]["instructions_by_stage"]
+    for stage in ("tx_syscall", "tx_copy", "tx_csum_fold", "tx_tcp", "tx_ip", "tx_dev"):
+        assert got[stage] / sends == pytest.approx(instructions(stage, 1024), rel=0.01), stage
+
+
 def test_the_simulated_send_path_costs_its_instructions_at_their_ipc():
     out = api.run("roca1996-ethernet", {**SHORT, "workload.netperf.msg_bytes": "1 KiB", "workload.netperf.nodelay": True})
     sends = out["nodes"]["node0"]["app_bytes_sent"] / 1024

@@ -73,20 +73,22 @@ def parse_tsdu(spec: str) -> list[int]:
         raise ConfigError(f"--tsdu {spec!r}: give LO:HI (powers of two between, e.g. 1:65536) or sizes such as 1,1KiB,16KiB, each at least 1 B") from None
 
 
-def _breakdown(out: dict, node: str, tsdus: float) -> dict[str, float] | None:
-    """µs per TSDU by §B.9 category on `node` (all its CPUs), from the core's per-stage time."""
-    if tsdus <= 0:
-        return None
+def _breakdown(out: dict, node: str, tsdus: float) -> tuple[dict[str, float], dict[str, float]] | tuple[None, None]:
+    """Per TSDU on `node` (all its CPUs), by §B.9 category: µs (from the core's per-stage busy
+    time) and instructions (the core's per-stage count)."""
+    if not tsdus or tsdus <= 0:
+        return None, None
     window_s = out["netperf"]["window_s"]
-    per = {c: 0.0 for c in CATEGORIES}
-    per["other"] = 0.0
     where = {s: c for c, ss in CATEGORIES.items() for s in ss}
+    us, ins = ({c: 0.0 for c in [*CATEGORIES, "other"]} for _ in range(2))
     for k, p in out["processors"].items():
         if k.split(".")[0] != node:
             continue
         for stage, share in p.get("busy_by_stage", {}).items():
-            per[where.get(stage, "other")] += share * window_s * 1e6 / tsdus
-    return per
+            us[where.get(stage, "other")] += share * window_s * 1e6 / tsdus
+        for stage, n in p.get("instructions_by_stage", {}).items():
+            ins[where.get(stage, "other")] += n / tsdus
+    return us, ins
 
 
 def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1, tsdu="1024", nodelay=False,
@@ -128,8 +130,8 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
             point["transactions_per_s"] = np_["aggregate"]["transactions_per_s"]
             point["rtt_us"] = np_["latency_us"]["mean"]
             sent = read = np_["aggregate"]["transactions_per_s"] * np_["window_s"]
-        point["send_us"] = _breakdown(out, client, sent) if sent else None
-        point["receive_us"] = _breakdown(out, server, read) if read else None
+        point["send_us"], point["send_instructions"] = _breakdown(out, client, sent)
+        point["receive_us"], point["receive_instructions"] = _breakdown(out, server, read)
         point["conservation_ok"] = all(c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"]
                                        for c in out["conservation"].values())
         points.append(point)
@@ -158,8 +160,8 @@ def print_bulkecho(doc: dict) -> None:
         print(f"{p['tsdu_bytes']:>8} {value:>16.2f} {total(p['send_us'], 10)} {total(p['receive_us'], 11)}")
     if b["points"] and b["points"][-1]["send_us"]:
         last = b["points"][-1]
-        print(f"{'per send' if bulk else 'per transaction (client)'} of {last['tsdu_bytes']} B, µs by category: "
-              + ", ".join(f"{c} {v:.1f}" for c, v in last["send_us"].items() if v >= 0.05))
+        print(f"{'per send' if bulk else 'per transaction (client)'} of {last['tsdu_bytes']} B, µs (instructions) by category: "
+              + ", ".join(f"{c} {v:.1f} ({last['send_instructions'][c]:.0f})" for c, v in last["send_us"].items() if v >= 0.05))
     if "ilp_model" in b:
         m = b["ilp_model"]
         print(f"ILP cost model (§B.6, µs): break-even {m['break_even_bytes']:.0f} B")

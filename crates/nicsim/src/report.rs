@@ -48,6 +48,10 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 hit_rates(&mut pr);
             }
             pr.insert("busy_by_stage".into(), stage_profile(&p.stages, secs));
+            pr.insert(
+                "instructions_by_stage".into(),
+                stage_counts(&p.instructions),
+            );
             if w.nodes[i].roles.poller == Some(j) {
                 let util = win.utilisation(i, j);
                 pr.insert("polling".into(), polling(w, &p.stages, secs, util));
@@ -126,19 +130,28 @@ fn insert(map: &mut Map<String, Value>, key: &str, value: Value) {
     }
 }
 
-/// Busy time per stage as fractions of the window, the stages that ran only: `other` is work
-/// of no stage (application work, IPI sends), `lock_spin` spinning on a spinlock.
-fn stage_profile(stages: &[f64], secs: f64) -> Value {
-    let name = |i: usize| match i {
+/// A per-stage slot's name: `other` is work of no stage (application work, IPI sends),
+/// `lock_spin` spinning on a spinlock.
+fn stage_name(i: usize) -> &'static str {
+    match i {
         0 => "other",
         i if i <= STAGE_NAMES.len() => STAGE_NAMES[i - 1],
         _ => "lock_spin",
-    };
-    let m: Map<String, Value> = stages
+    }
+}
+
+/// Busy time per stage as fractions of the window, the stages that ran only.
+fn stage_profile(stages: &[f64], secs: f64) -> Value {
+    stage_counts(&stages.iter().map(|v| v / (secs * 1e12)).collect::<Vec<_>>())
+}
+
+/// Per-stage figures by name, the stages that ran only.
+fn stage_counts(values: &[f64]) -> Value {
+    let m: Map<String, Value> = values
         .iter()
         .enumerate()
         .filter(|&(_, &v)| v > 0.0)
-        .map(|(i, &v)| (name(i).to_string(), json!(v / (secs * 1e12))))
+        .map(|(i, &v)| (stage_name(i).to_string(), json!(v)))
         .collect();
     Value::Object(m)
 }

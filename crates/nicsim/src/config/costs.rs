@@ -132,9 +132,11 @@ pub struct Costs {
     pub cpu_net_handover: StageCost,
     /// One uncontended spin_lock/spin_unlock pair of an SMP kernel (the locked instruction).
     pub spin_lock: StageCost,
-    /// Each stage's `locks` by id (index 0: work of no stage), set with the ids.
+    /// Each stage's `locks` and `ipc` by id (index 0: work of no stage), set with the ids.
     #[serde(skip)]
     pub locks_by_id: Vec<u32>,
+    #[serde(skip)]
+    pub ipc_by_id: Vec<f64>,
 }
 
 /// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
@@ -250,12 +252,14 @@ impl Costs {
 
     /// Gives each stage its id (1-based), so work items can name the code they run.
     pub fn number_stages(&mut self) {
-        let mut locks = vec![0];
+        let (mut locks, mut ipc) = (vec![0], vec![1.0]);
         for (i, s) in self.stages_mut().into_iter().enumerate() {
             s.id = (i + 1) as u8;
             locks.push(s.locks);
+            ipc.push(s.ipc);
         }
         self.locks_by_id = locks;
+        self.ipc_by_id = ipc;
     }
 }
 

@@ -100,6 +100,9 @@ pub struct ProcStats {
     /// Busy picoseconds per stage: index 0 is work of no stage (application work, IPI
     /// sends), `StageCost::id` a stage's, `SPIN_STAGE` spinning on a lock.
     pub busy_stage_ps: [u64; STAGE_SLOTS],
+    /// Instructions per stage (the profile's, times its category scale), counted when their
+    /// chunk starts.
+    pub instructions_stage: [f64; STAGE_SLOTS],
     pub context_switches: u64,
 }
 
@@ -112,6 +115,7 @@ impl Default for ProcStats {
             irqs_ipi: 0,
             irqs_timer: 0,
             busy_stage_ps: [0; STAGE_SLOTS],
+            instructions_stage: [0.0; STAGE_SLOTS],
             context_switches: 0,
         }
     }
@@ -138,6 +142,8 @@ pub struct Processor {
     chunk_n: u8,
     pub chunk_ctx: Ctx,
     pub stats: ProcStats,
+    /// Instructions per priced cycle of each stage (its IPC; spinning counts none).
+    pub stage_ipc: [f64; STAGE_SLOTS],
     /// Spinlocks its running job holds: the softirq does not preempt process context that
     /// holds one (Linux takes them with bottom halves disabled).
     pub locks_held: u8,
@@ -159,6 +165,11 @@ impl Processor {
             chunk_n: 0,
             chunk_ctx: Ctx::Process,
             stats: ProcStats::default(),
+            stage_ipc: {
+                let mut ipc = [1.0; STAGE_SLOTS];
+                ipc[SPIN_STAGE as usize] = 0.0;
+                ipc
+            },
             locks_held: 0,
         }
     }
@@ -293,6 +304,8 @@ impl Processor {
             left -= d;
             self.stats.busy_ps[cat_index(cat)] += d;
             self.stats.busy_stage_ps[part.stage as usize] += d;
+            self.stats.instructions_stage[part.stage as usize] +=
+                cycles * self.stage_ipc[part.stage as usize];
             self.chunk_parts[i] = (cat, part.stage, d);
         }
         self.stats.ctx_ps[ctx as usize] += total;

@@ -149,7 +149,11 @@ impl Node {
                 }
             });
             let cpi = derived::cpi(cfg, p);
-            procs.push(Processor::new(p, cfg.cpu.clock_hz, cpi, cfg.mem.batch_refs));
+            let mut proc = Processor::new(p, cfg.cpu.clock_hz, cpi, cfg.mem.batch_refs);
+            for (slot, &ipc) in proc.stage_ipc.iter_mut().zip(&cfg.costs.ipc_by_id) {
+                *slot = ipc;
+            }
+            procs.push(proc);
         }
         let host_cpus = ids.iter().filter(|p| !p.is_nic()).count();
         let nb = derived::north_bridge(cfg, host_cpus);

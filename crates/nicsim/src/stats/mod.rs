@@ -22,6 +22,8 @@ pub struct ProcSnap {
     pub values: Vec<f64>,
     /// Busy picoseconds per stage (`ProcStats::busy_stage_ps`'s indices).
     pub stages: Vec<f64>,
+    /// Instructions per stage (`ProcStats::instructions_stage`).
+    pub instructions: Vec<f64>,
 }
 
 impl ProcSnap {
@@ -81,6 +83,7 @@ impl Snapshot {
                             name: p.id.as_str().to_string(),
                             values: all.map(|c| (c.read)(&r)).collect(),
                             stages: stages.iter().map(|&v| v as f64).collect(),
+                            instructions: p.stats.instructions_stage.to_vec(),
                         }
                     })
                     .collect(),
@@ -126,6 +129,11 @@ impl Window {
                         // A stage first run after the earlier snapshot is missing from it.
                         stages: (0..q.stages.len())
                             .map(|i| q.stages[i] - p.stages.get(i).copied().unwrap_or(0.0))
+                            .collect(),
+                        instructions: (0..q.instructions.len())
+                            .map(|i| {
+                                q.instructions[i] - p.instructions.get(i).copied().unwrap_or(0.0)
+                            })
                             .collect(),
                     })
                     .collect(),
