@@ -235,3 +235,10 @@ def test_one_sweep_over_organisations_and_tsdu_sizes_reports_both_curves(tmp_pat
     # §B.9: the demultiplexed stack's send costs more than BSD's: slower small-TSDU streams, longer round trips.
     assert at("streams-demux", "TCP_STREAM", 1).throughput_mbps < at("bsd", "TCP_STREAM", 1).throughput_mbps
     assert at("streams-demux", "TCP_RR", 1).rtt_us > at("bsd", "TCP_RR", 1).rtt_us
+
+
+def test_on_fddi_the_ring_is_not_the_limit():
+    out = api.run("roca1996-fddi", {**SHORT, "workload.netperf.msg_bytes": "4 KiB"})
+    assert 20 < out["netperf"]["aggregate"]["throughput_mbps"] < 60
+    # Both hosts are busy most of the time, each waiting on the other's window in turn.
+    assert all(0.5 < p["utilisation"] < 1.0 for p in out["processors"].values())
