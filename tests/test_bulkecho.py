@@ -218,17 +218,12 @@ def test_an_organisation_is_a_key_its_file_expands_under_explicit_settings():
         resolve("roca1996-ethernet", {"org.name": "vms"})
 
 
-def test_one_sweep_over_organisations_and_tsdu_sizes_reports_both_curves(tmp_path):
+def test_one_sweep_over_organisations_and_tsdu_sizes_reports_both_curves(sweep_report):
     import pandas as pd
 
-    store, rep = tmp_path / "o.sqlite", tmp_path / "rep"
-    r = subprocess.run([sys.executable, "-m", "nicsim", "sweep", "roca1996-ethernet", "--benchmark", "netperf",
-                        "--grid", "org.name=bsd,streams-demux", "--grid", "workload.netperf.test=tcp_stream,tcp_rr",
-                        "--grid", "workload.netperf.msg_bytes=1,1024", "--set", "workload.netperf.duration_ps=200ms",
-                        "--workers", "1", "--out", str(store), "--no-progress"], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run([sys.executable, "-m", "nicsim", "report", str(store), "--out", str(rep)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
+    rep = sweep_report("roca1996-ethernet", "--benchmark", "netperf", "--grid", "org.name=bsd,streams-demux",
+                       "--grid", "workload.netperf.test=tcp_stream,tcp_rr", "--grid", "workload.netperf.msg_bytes=1,1024",
+                       "--set", "workload.netperf.duration_ps=200ms")
     t = pd.read_csv(rep / "orgs.csv")
     assert len(t) == 8 and (rep / "orgs.png").stat().st_size > 0 and "fig-orgs" in (rep / "report.html").read_text()
     at = lambda org, test, n: t[(t["org.name"] == org) & (t.test == test) & (t.tsdu_bytes == n)].iloc[0]

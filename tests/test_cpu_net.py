@@ -98,21 +98,13 @@ def test_x_and_z_run_c_and_e_under_their_own_names():
 
 # --- interrupts against polling under overload ---------------------------------------------
 
-def test_one_sweep_draws_livelock_against_napi_and_cpu_net_with_the_intrusion_factor(tmp_path):
-    import subprocess
-    import sys
-
+def test_one_sweep_draws_livelock_against_napi_and_cpu_net_with_the_intrusion_factor(sweep_report):
     import pandas as pd
 
-    store, rep = tmp_path / "ll.sqlite", tmp_path / "rep"
-    r = subprocess.run([sys.executable, "-m", "nicsim", "sweep", "ortiz2008-base", "--benchmark", "packet_gen",
-                        "--grid", "workload.packet_gen.rate_pps=50000,400000", "--grid", "nic.rx_notify=interrupt,napi",
-                        "--grid", "placement=base,cpu_net_d", "--set", "workload.packet_gen.duration_ps=10ms",
-                        "--set", "workload.packet_gen.warmup_ps=2ms", "--set", "placement.sender=base",
-                        "--workers", "1", "--out", str(store), "--no-progress"], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run([sys.executable, "-m", "nicsim", "report", str(store), "--out", str(rep)], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
+    rep = sweep_report("ortiz2008-base", "--benchmark", "packet_gen", "--grid", "workload.packet_gen.rate_pps=50000,400000",
+                       "--grid", "nic.rx_notify=interrupt,napi", "--grid", "placement=base,cpu_net_d",
+                       "--set", "workload.packet_gen.duration_ps=10ms", "--set", "workload.packet_gen.warmup_ps=2ms",
+                       "--set", "placement.sender=base")
     t = pd.read_csv(rep / "livelock.csv")
     assert len(t) == 8 and (rep / "livelock.png").stat().st_size > 0
     at = lambda pl, n: t[(t.placement == pl) & (t["nic.rx_notify"] == n) & (t.offered_pps == 400000)].iloc[0]

@@ -1,0 +1,19 @@
+"""Shared test helpers."""
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.fixture
+def sweep_report(tmp_path):
+    """Runs `nicsim sweep CONFIG ARGS... --out STORE` then `nicsim report STORE`, asserting both
+    succeed; returns the report's directory."""
+    def run(config: str, *args: str):
+        store, rep = tmp_path / "sweep.sqlite", tmp_path / "rep"
+        for cmd in (["sweep", config, *args, "--workers", "1", "--out", str(store), "--no-progress"],
+                    ["report", str(store), "--out", str(rep)]):
+            r = subprocess.run([sys.executable, "-m", "nicsim", *cmd], capture_output=True, text=True, timeout=600)
+            assert r.returncode == 0, r.stderr
+        return rep
+    return run
