@@ -34,8 +34,9 @@ pub struct StageCost {
     pub pio_writes: u32,
     /// Kernel text the stage executes (mode B fetches it through the L1I).
     pub code_bytes: u64,
-    /// Uncontended spinlock acquire-release pairs its Linux 2.6 path takes per work item,
-    /// priced by the `spin_lock` stage when `smp.spinlocks` models an SMP kernel.
+    /// Uncontended spinlock acquire-release pairs its path takes each time a job runs it (per
+    /// piece, whatever the piece's count), priced by the `spin_lock` stage when
+    /// `smp.spinlocks` models an SMP kernel.
     pub locks: u32,
     /// Instructions per cycle of its code on the profile's processor: its cycles are its
     /// instructions over this (1 where the profile counts cycles at the processor's CPI).
