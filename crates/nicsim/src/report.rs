@@ -156,7 +156,6 @@ fn stage_counts(values: &[f64]) -> Value {
     Value::Object(m)
 }
 
-/// Adds each cache level's read and write hit rates (null when it saw no such access).
 /// The intrusion factor by CPU time (stacks.md §A.1): all the node's busy time over the time
 /// of its application and protocol processing. Everything else (copies, interrupts, softirq
 /// dispatch, context switches, system-call entry and exit, buffer management, locks, polling)
@@ -233,6 +232,7 @@ fn polling(w: &World, stages: &[f64], secs: f64, utilisation: f64) -> Value {
     json!({"empty_poll_share": empty, "idle_accounting": name, "sar_idle": idle})
 }
 
+/// Adds each cache level's read and write hit rates (null when it saw no such access).
 fn hit_rates(pr: &mut Map<String, Value>) {
     let Some(Value::Object(levels)) = pr.get_mut("cache") else {
         return;
