@@ -237,3 +237,10 @@ def test_on_fddi_the_ring_is_not_the_limit():
     assert 20 < out["netperf"]["aggregate"]["throughput_mbps"] < 60
     # Both hosts are busy most of the time, each waiting on the other's window in turn.
     assert all(0.5 < p["utilisation"] < 1.0 for p in out["processors"].values())
+
+
+def test_replications_report_a_mean_and_interval_per_point():
+    doc = run_bulkecho("roca1996-ethernet", [f"{k}={v}" for k, v in SHORT.items()], mode="echo", tsdu="64",
+                       nodelay=True, replications=3, seed=5)
+    s = doc["bulkecho"]["points"][0]["summary"]["aggregate.transactions_per_s"]
+    assert s["n"] == 3 and s["mean"] > 0 and s["ci95_half_width"] >= 0

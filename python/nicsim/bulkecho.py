@@ -92,7 +92,7 @@ def _breakdown(out: dict, node: str, tsdus: float) -> tuple[dict[str, float], di
 
 
 def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1, tsdu="1024", nodelay=False,
-                 use_ilp=False, seed=None) -> dict:
+                 use_ilp=False, seed=None, replications=1) -> dict:
     if mode not in ("bulk", "echo"):
         raise ConfigError(f"--mode {mode!r}: choose bulk or echo")
     if proto not in ("tcp", "udp"):
@@ -117,7 +117,8 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
     test = {"bulk": "tcp_stream" if proto == "tcp" else "udp_stream", "echo": "tcp_rr"}[mode]
     points = []
     for n in sizes:
-        out = run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n)}, test=test.upper(), connections=connections)
+        out = run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n)}, replications=replications,
+                          test=test.upper(), connections=connections)
         np_ = out["netperf"]
         client, server = np_["per_connection"][0]["client"], np_["server"]
         nodes = out["nodes"]
@@ -132,6 +133,9 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
             sent = read = np_["aggregate"]["transactions_per_s"] * np_["window_s"]
         point["send_us"], point["send_instructions"] = _breakdown(out, client, sent)
         point["receive_us"], point["receive_instructions"] = _breakdown(out, server, read)
+        if "summary" in out:
+            # Replications on consecutive seeds: each figure's mean and 95% interval.
+            point["summary"] = {k: v for k, v in out["summary"].items() if k != "fairness_jain"}
         point["conservation_ok"] = all(c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"]
                                        for c in out["conservation"].values())
         points.append(point)

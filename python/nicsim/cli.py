@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--nodelay", action="store_true", help="TCP_NODELAY on every connection")
     be.add_argument("--ilp", action="store_true", help="the fused copy+checksum access method, with its cost model and break-even (§B.6)")
     be.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
-    be.add_argument("--seed", type=int, help="run.seed")
+    be.add_argument("--seed", type=int, help="run.seed (the connections' start offsets)")
+    be.add_argument("--replications", type=int, default=1, help="runs per TSDU on consecutive seeds, summarised with a 95%% confidence interval")
     be.add_argument("--json", action="store_true", help="print one JSON document")
     r = sub.add_parser("run", help="run the workload a configuration file names")
     _common(r)
@@ -449,7 +450,7 @@ def cmd_bulkecho(args) -> int:
     from .bulkecho import print_bulkecho, run_bulkecho
 
     out = run_bulkecho(args.config, args.set, org=args.org, mode=args.mode, proto=args.proto, connections=args.connections,
-                       tsdu=args.tsdu, nodelay=args.nodelay, use_ilp=args.ilp, seed=args.seed)
+                       tsdu=args.tsdu, nodelay=args.nodelay, use_ilp=args.ilp, seed=args.seed, replications=args.replications)
     if args.json:
         print(_dumps(out))
     else:
