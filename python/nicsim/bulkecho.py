@@ -18,8 +18,8 @@ from .errors import ConfigError
 from .netperf import run_netperf
 from .units import parse_size as parse_bytes
 
-ORGS_BUILT = ("bsd", "streams-demux", "linux")
-ORGS_NOT_BUILT = ("streams", "user_level_tcp")
+ORGS_BUILT = ("bsd", "streams", "streams-demux", "linux")
+ORGS_NOT_BUILT = ("user_level_tcp",)
 # §B.9's categories and the stages carrying each (roca1996-power's header says how).
 CATEGORIES = {
     "access method, user level, low-level OS": ("tx_syscall", "rx_syscall", "context_switch", "rx_wake", "epoll_wait"),

@@ -12,6 +12,9 @@ pub struct Org {
     pub segment_buffers: u32,
     /// When a reader blocked in a receive call is woken.
     pub wakeup: Wakeup,
+    /// Sends leave through a service routine run from the software interrupt (classic
+    /// Streams, §B.3: `putq` from thread context raises it) rather than from the caller.
+    pub tx_service: bool,
 }
 
 /// When the receive path wakes a reader whose call is not complete.

@@ -12,7 +12,9 @@ pub mod effect;
 pub mod events;
 pub mod netdev;
 
-use crate::config::{Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost};
+use crate::config::{
+    Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost, TxOutput,
+};
 use crate::derived;
 use crate::handoff::HandoffNic;
 use crate::hw::apic::Apic;
@@ -125,13 +127,18 @@ impl Node {
             .get(id as usize)
             .ok_or_else(|| format!("placements: node{id} has no placement"))?;
         let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
-        let roles = Roles::resolve(
+        let mut roles = Roles::resolve(
             placement,
             &ids,
             cfg.nic.rx_notify,
             cfg.offload.ack_path,
             cfg.offload.softirq_kick,
         )?;
+        if cfg.org.tx_service {
+            // Classic Streams: the call queues its data (putq) and a service routine sends it
+            // from the software interrupt.
+            roles.tx_output = TxOutput::Protocol;
+        }
         let mut paths = Vec::new();
         let mut procs = Vec::new();
         for &p in &ids {
