@@ -59,9 +59,9 @@ TARGET_WEIGHTS = weights({c: float(v) for c, v in SAMPLES.items()})
 
 
 def current() -> dict[str, float]:
-    v = resolve(PRESET).values
-    return {"cpu.clock_hz": float(v["cpu.clock_hz"]), "topology.client_clock_hz": float(v["topology.client_clock_hz"]),
-            "costs.spin_lock.i_pkt": float(resolve(PRESET).costs["stages"]["spin_lock"]["i_pkt"])}
+    r = resolve(PRESET)
+    return {"cpu.clock_hz": float(r.values["cpu.clock_hz"]), "topology.client_clock_hz": float(r.values["topology.client_clock_hz"]),
+            "costs.spin_lock.i_pkt": float(r.costs["stages"]["spin_lock"]["i_pkt"])}
 
 
 def measure(values: dict[str, float]) -> dict:

@@ -84,10 +84,10 @@ impl World {
         let shared = std::rc::Rc::new(cfg.clone());
         // The clients differ from the server only in their CPUs' clock, when one is given.
         let client_cfg = match cfg.topology.client_clock_hz {
-            0 => shared.clone(),
+            Freq(0) => shared.clone(),
             hz => {
                 let mut c = cfg.clone();
-                c.cpu.clock_hz = Freq(hz);
+                c.cpu.clock_hz = hz;
                 std::rc::Rc::new(c)
             }
         };

@@ -543,21 +543,18 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
     ntable = netperf_table(df, params, results)
     if not ntable.empty:
         ntable.to_csv(out / "netperf.csv", index=False)
-    ltable = livelock_table(df, params, results)
-    if not ltable.empty:
-        figs.append(("livelock", "Interrupts against polling under overload: delivered frames/s (left) and the receiver's OS-intrusion factor FI = CPU time / application and protocol time (right) against the offered rate, a curve per setting (stacks.md §A.1).",
-                     _save(fig_livelock(ltable), out, "livelock")))
-        ltable.to_csv(out / "livelock.csv", index=False)
-    otable = orgs_table(df, params, results)
-    if not otable.empty:
-        figs.append(("orgs", "Stack organisations: bulk throughput and echo round trip against TSDU size, a curve per organisation (docs/stacks.md; `orgs.csv`).",
-                     _save(fig_orgs(otable), out, "orgs")))
-        otable.to_csv(out / "orgs.csv", index=False)
+    def figure_with_table(name: str, caption: str, table: pd.DataFrame, draw) -> None:
+        if not table.empty:
+            figs.append((name, caption, _save(draw(table), out, name)))
+            table.to_csv(out / f"{name}.csv", index=False)
+
+    figure_with_table("livelock", "Interrupts against polling under overload: delivered frames/s (left) and the receiver's OS-intrusion factor FI = CPU time / application and protocol time (right) against the offered rate, a curve per setting (stacks.md §A.1).",
+                      livelock_table(df, params, results), fig_livelock)
+    figure_with_table("orgs", "Stack organisations: bulk throughput and echo round trip against TSDU size, a curve per organisation (docs/stacks.md; `orgs.csv`).",
+                      orgs_table(df, params, results), fig_orgs)
     htable = handoff_table(df, params, results)
-    if not htable.empty:
-        figs.append(("handoff", "Connection handoff: requests per second and NIC idle against the NIC's connection limit, a curve per other swept setting (handoff.md §11).",
-                     _save(fig_handoff(htable), out, "handoff")))
-        htable.to_csv(out / "handoff.csv", index=False)
+    figure_with_table("handoff", "Connection handoff: requests per second and NIC idle against the NIC's connection limit, a curve per other swept setting (handoff.md §11).",
+                      htable, fig_handoff)
     df.to_csv(out / "points.csv", index=False)
     df.to_parquet(out / "points.parquet", index=False)
     if curves:

@@ -173,8 +173,8 @@ pub struct Topology {
     pub server_nic_cpus: Vec<ProcName>,
     /// Receive queues per server NIC, flows hashed over them (RSS); 1: no RSS.
     pub server_rx_queues: u32,
-    /// The client nodes' host CPU clock in Hz; 0: the server's (`cpu.clock_hz`).
-    pub client_clock_hz: u64,
+    /// The client nodes' host CPU clock; 0: the server's (`cpu.clock_hz`).
+    pub client_clock_hz: Freq,
     /// How often `PeriodicRebalance` re-affines the server's interrupts.
     pub irq_rebalance_interval_ps: Duration,
 }

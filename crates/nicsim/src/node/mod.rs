@@ -282,9 +282,7 @@ impl Node {
     #[inline(always)]
     pub(crate) fn priced_job(&self, then: Then, pieces: &[Piece]) -> Job {
         let mut j = job_of(then, pieces);
-        if self.cfg.smp.spinlocks {
-            j.add_or_merge(self.lock_piece(pieces), false);
-        }
+        j.add_or_merge(self.lock_piece(pieces), false);
         j
     }
 }
