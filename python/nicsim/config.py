@@ -330,13 +330,13 @@ def node_placements(v: dict) -> list[dict[str, str]]:
 
 
 def _check(v: dict) -> None:
-    have = ["cpu0"] + (["cpu1"] if v["cpu.count"] >= 2 else []) + (["nic_cpu"] if v["nic_cpu.present"] else [])
+    have = [f"cpu{k}" for k in range(v["cpu.count"])] + (["nic_cpu"] if v["nic_cpu.present"] else [])
     for i, t in enumerate(node_placements(v)):
         where = "placement" if i == v["topology.clients"] or v["placement.sender"] == "same" else "placement.sender"
         for role in ("driver", "protocol", "comm_thread", "app"):
             proc = t[role]
             if proc not in have:
-                fix = "set cpu.count = 2" if proc == "cpu1" else "set nic_cpu.present = true"
+                fix = "set nic_cpu.present = true" if proc == "nic_cpu" else f"set cpu.count = {int(proc[3:]) + 1}"
                 raise ConfigError(f"{where}.{role} = {proc}, but node{i} has no {proc} ({fix}); this node has {', '.join(have)}")
         for role in ("comm_thread", "app"):
             if t[role] == "nic_cpu":

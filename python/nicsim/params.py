@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-PROCESSORS = ("cpu0", "cpu1", "nic_cpu")
+MAX_HOST_CPUS = 16  # the core's config::MAX_HOST_CPUS
+PROCESSORS = tuple(f"cpu{k}" for k in range(MAX_HOST_CPUS)) + ("nic_cpu",)
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ PARAMS: list[Param] = [
     # processors
     P("cpu.clock_hz", "freq", "400 MHz", "host CPU clock", "[S] thesis Table 4.5", min=1e+06, max=1e+12),
     P("cpu.cpi", "float", 1.0, "cycles per instruction, memory stalls excluded", "[S] §4.1 Simics stall mode", min=0.01, max=1000),
-    P("cpu.count", "int", 1, "host CPUs per node (cpu0, cpu1)", "[S] base Fig. 3.7; Q22", min=1, max=2),
+    P("cpu.count", "int", 1, "host CPUs per node (cpu0, cpu1, ...), sharing the north bridge and memory", "[S] base Fig. 3.7; Q22; stacks.md §B.1, §B.7 (SMPs of 4 and 8, runs to 16)", min=1, max=MAX_HOST_CPUS),
     P("nic_cpu.present", "bool", False, "the NIC has a processor (offload, hybrid)", "[S] §4.7"),
     P("nic_cpu.speed_fraction", "float", 1.0, "NIC processor speed as a fraction of the host CPU's (scales its CPI)", "[S] §4.1 sweep 1, 0.75, 0.5, 0.25; Q14 cpi", min=0.01, max=10),
     P("nic_cpu.mem_latency_cycles", "float", 10.0, "NIC processor's mean memory access, host cycles ('Offload x')", "[I] §4.2: same mean as the host", min=0, max=100000),
@@ -119,6 +120,7 @@ PARAMS: list[Param] = [
     P("topology.server_nics", "int", 1, "network devices of the server, each with its rings and interrupt (clients have one); connections spread over them round-robin through a switch, or one per client on point-to-point links", "[N] issue 11; stacks.md Part A: two gigabit NICs", min=1, max=16),
     P("topology.server_nic_irq", "choice", "same", "interrupt affinity of the server's NICs: all on the placement's irq_target (Linux without irqbalance), NIC k on host CPU k mod cpu.count, or chosen per interrupt: the next host CPU in turn (round_robin) or the least busy one, idle before process context (lowest_priority); or as same at first and re-chosen every topology.irq_rebalance_interval_ps as irqbalance does (periodic_rebalance: the devices with the most interrupts in the interval first, each to the CPU with the fewest interrupts assigned, staying where it is among equals, else the least busy; taken at each device's next interrupt); the softirq follows the interrupt unless the placement gives the protocol its own processor", "[R] Linux /proc/irq/N/smp_affinity, x86 lowest-priority delivery; stacks.md §A.9 note 1 (test B: 'distributed', round_robin by default); irqbalance", choices=("same", "spread", "round_robin", "lowest_priority", "periodic_rebalance")),
     P("topology.irq_rebalance_interval_ps", "time", "10 s", "how often server_nic_irq = periodic_rebalance re-chooses the interrupts' affinity", "[R] irqbalance's default 10-second interval; stacks.md §A.9 note 1 (rebalance_interval)", min=1, max=1e15),
+    P("topology.client_nic_irq", "choice", "same", "interrupt distribution of each client node's NIC: all on its placement's irq_target (same), or chosen per interrupt, the next host CPU in turn (round_robin) or the least busy one (lowest_priority)", "[R] as topology.server_nic_irq; [N] the clients of the SMP presets spread theirs as the server does", choices=("same", "round_robin", "lowest_priority")),
     P("topology.server_nic_cpus", "procs", [], "explicit interrupt affinity instead of server_nic_irq: one processor per server device (NIC, or each RSS queue of each NIC), in order, e.g. 'cpu1,cpu0'; empty: the policy", "[R] Linux /proc/irq/N/smp_affinity"),
     P("topology.server_rx_queues", "int", 1, "receive queues per server NIC, each with its own ring and interrupt, flows hashed over them (RSS); with server_nic_irq = spread, queue k (over all NICs) interrupts host CPU k mod cpu.count; 1 = no RSS", "[R] receive-side scaling (Microsoft RSS, Linux multiqueue NICs); [N] a fixed hash of the flow id stands in for Toeplitz", min=1, max=16),
     P("topology.client_clock_hz", "freq", 0, "the client nodes' host CPU clock; 0 = the server's (cpu.clock_hz). Every other hardware figure is the same on every node", "[N] stacks.md §A.10: the remote senders' hardware is not given", min=0, max=1e12),
@@ -163,6 +165,8 @@ PARAMS: list[Param] = [
     P("sched.ksoftirqd", "choice", "deferral", "who runs softirq work left after its budget: deferral (the softirq yields after one budget and resumes when nothing else runs, no thread: the calibrated presets) or thread (Linux 2.6: after sched.softirq_restarts budgets the CPU's ksoftirqd, a nice-19 thread, runs the rest when no other thread wants the CPU, a context switch to it counted and charged)", "[S] stacks.md §A.3 (MAX_SOFTIRQ_RESTART, ksoftirqd per CPU); [N] deferral by default: the thesis's calibration predates it", choices=("deferral", "thread")),
     P("sched.softirq_restarts", "int", 10, "with sched.ksoftirqd = thread: budgets (napi.budget frames each) one softirq activation may run before ksoftirqd takes over", "[R] Linux 2.6 MAX_SOFTIRQ_RESTART = 10", min=1, max=1000),
     P("smp.spinlocks", "bool", False, "model the stack's spinlocks as shared resources (os/lock.rs): a processor that finds one held by another spins until its release; each device's transmit queue lock (dev->queue_lock, taken by tx_dev) and each socket's spinlock (bh_lock_sock, taken by the softirq's rx_tcp); and every stage pays its uncontended acquire-release pairs (the profile's `locks`, priced by the spin_lock stage). Off in the thesis presets, whose calibration predates it", "[N] stacks.md §A.9, §B.7"),
+    P("smp.allocator_lock", "bool", False, "with smp.spinlocks: every buffer allocation and free (skb_alloc, skb_free) holds the node's one allocator lock; false: per-CPU caches take no shared lock", "[S] stacks.md §B.7 (memory class: AIX 4.1's memory services); [R] Linux 2.6 slab per-CPU array caches"),
+    P("smp.tcp_module_lock", "bool", False, "with smp.spinlocks: TCP input and output (tx_tcp, rx_tcp) hold one node-wide lock, the TCP module's synchronisation, in place of the socket's", "[S] stacks.md §B.3, §B.7 (Streams class: SEs protecting TCP contexts); [N] module-level synchronisation for classic Streams' TCP"),
     # CPU-NET, the dedicated polling network CPU (stacks.md §A.8), with placement cpu_net_d or cpu_net_e
     P("cpu_net.device_irqs", "choice", "masked", "whether the NICs CPU-NET polls interrupt: masked (never; the loop finds their work and does the interrupt's ring bookkeeping inline) or to_cpu_net (routed to CPU-NET as ordinary interrupts, which NAPI then masks while the loop polls)", "[I/N] stacks.md §A.8: interrupts are avoided, yet tests D and E list interrupt processing", choices=("masked", "to_cpu_net")),
     P("cpu_net.idle_accounting", "choice", "busy_poll", "how CPU-NET's empty poll passes count in the sar-like %idle (processors' sar_idle): busy_poll (system time, a thread that never sleeps) or empty_poll_is_idle", "[N] stacks.md §A.8 (the slides do not say)", choices=("busy_poll", "empty_poll_is_idle")),
@@ -226,6 +230,7 @@ PARAMS: list[Param] = [
     P("workload.netperf.warmup_ps", "time", "200 ms", "unmeasured warm-up before the window", "[N]", min=0, max=1e+15),
     P("workload.netperf.start_spread_ps", "time", "1 ms", "connections start at seeded uniform offsets within this time (never in lockstep)", "[N]", min=0, max=1e+15),
     P("workload.netperf.server_threads", "choice", "comm", "where the netservers run: comm (pinned to the placement's comm_thread processor), nic (each pinned to the CPU its connection's device interrupts, stacks.md §A.9 test C; TCP_CRR servers stay on comm_thread) or free (start on comm_thread, migrate when woken to an idle CPU, test B)", "[S] stacks.md §A.9 tests B, C", choices=("comm", "nic", "free")),
+    P("workload.netperf.client_threads", "choice", "comm", "where the netperf clients run: comm (pinned to the client placement's comm_thread processor) or free (start there, migrate when woken to an idle CPU: one process per connection on an SMP, stacks.md §B.8)", "[S] stacks.md §B.8 (bench forks one child per connection)", choices=("comm", "free")),
     P("workload.netperf.nodelay", "bool", False, "TCP_NODELAY on every connection", "[R] netperf sets it only with -D"),
     # web server (host-path §7.8; Q26 defaults)
     P("workload.web.users", "int", 100, "concurrent users, closed loop, spread round-robin over the client nodes", "[S] §7.8: 100 to 2,500 users", min=1, max=65535),

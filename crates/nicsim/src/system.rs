@@ -74,6 +74,14 @@ impl World {
                 NodeAddr::MAX
             ));
         }
+        if !matches!(
+            cfg.topology.client_nic_irq,
+            NicIrq::Same | NicIrq::RoundRobin | NicIrq::LowestPriority
+        ) {
+            return Err(
+                "topology.client_nic_irq: a client has one NIC; choose same, round_robin or lowest_priority".into(),
+            );
+        }
         let frame = crate::hw::link::wire_bytes(cfg.nic.mtu_bytes);
         if cfg.switch.present && cfg.switch.buffer_bytes < frame {
             return Err(format!(
@@ -151,6 +159,8 @@ impl World {
                 let mut node = Node::new(i as u8, node_cfg, &devs)?;
                 if i == clients && cfg.topology.server_nic_cpus.is_empty() {
                     node.irq_distribution = cfg.topology.server_nic_irq;
+                } else if i != clients {
+                    node.irq_distribution = cfg.topology.client_nic_irq;
                 }
                 Ok::<Node, String>(node)
             })

@@ -10,11 +10,16 @@ mod handoff;
 mod memory;
 mod org;
 mod placement;
+mod workload;
 pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 pub use org::{Buffers, Org, Wakeup};
-pub use placement::{IrqPath, Placement, ProcName, RxMode, TxOutput};
+pub use placement::{IrqPath, Placement, ProcName, RxMode, TxOutput, MAX_HOST_CPUS};
+pub use workload::{
+    ClientThreads, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen, ServerThreads,
+    TrialAggregate, Web, WebMix, Workload, WorkloadKind,
+};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,6 +173,8 @@ pub struct Topology {
     pub server_nics: u32,
     /// Which processor takes each server NIC's interrupt.
     pub server_nic_irq: NicIrq,
+    /// The client nodes' interrupt distribution: `same`, `round_robin` or `lowest_priority`.
+    pub client_nic_irq: NicIrq,
     /// An explicit affinity instead: one processor per server device (NIC, or RSS queue),
     /// in order; empty: the policy.
     pub server_nic_cpus: Vec<ProcName>,
@@ -276,8 +283,15 @@ pub struct Smp {
     pub background_ipi_per_s: f64,
     /// How a notification (IPI, softirq kick, doorbell) is handled on its target.
     pub notification_handler: NotificationHandler,
-    /// Model the stack's spinlocks (`os/lock.rs`): today the devices' transmit queue locks.
+    /// Model the stack's spinlocks (`os/lock.rs`): the devices' transmit queue locks, the
+    /// sockets', and those below.
     pub spinlocks: bool,
+    /// Every buffer allocation and free takes the node's one allocator lock (AIX 4.1's
+    /// memory services, stacks.md §B.7); false: per-CPU caches, no shared lock (Linux slab).
+    pub allocator_lock: bool,
+    /// TCP's contexts sit under one module-wide synchronisation (classic Streams' TCP module,
+    /// §B.7 "SEs protecting TCP contexts"): TCP input and output take one node-wide lock.
+    pub tcp_module_lock: bool,
 }
 
 /// The dedicated network CPU (CPU-NET, stacks.md §A.8), where a placement polls.
@@ -345,166 +359,4 @@ pub struct RxPath {
 pub struct Offload {
     pub softirq_kick: SoftirqKick,
     pub ack_path: AckPath,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NetpipeMode {
-    Stream,
-    Pingpong,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrialAggregate {
-    Min,
-    Mean,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Netpipe {
-    pub mode: NetpipeMode,
-    pub target_ps: Duration,
-    pub start_bytes: u64,
-    pub max_bytes: u64,
-    pub perturbation_bytes: u64,
-    pub trials: u32,
-    pub trial_aggregate: TrialAggregate,
-    pub stop_ps: Duration,
-    pub nodelay: bool,
-    /// Only these sizes, if non-empty (for quick checks); otherwise NetPIPE's schedule.
-    pub sizes_bytes: Vec<u64>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Hpcbench {
-    pub message_bytes: u64,
-    pub duration_ps: Duration,
-    pub warmup_ps: Duration,
-    /// Application cycles per received byte (`a` in LAWS, in host cycles); 0 disables the load thread.
-    pub app_cycles_per_byte: f64,
-    /// Memory references per byte of the load thread's pass over the data.
-    pub app_refs_per_byte: f64,
-    pub queue_messages: u32,
-    pub nodelay: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WorkloadKind {
-    Netpipe,
-    Hpcbench,
-    PacketGen,
-    Netperf,
-    Web,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NetperfTest {
-    TcpStream,
-    TcpRr,
-    /// A new connection per transaction: connect, request, response, close.
-    TcpCrr,
-    /// Datagrams sent back to back on a UDP socket, without flow control.
-    UdpStream,
-}
-
-/// netperf instances against one server (`workload::netperf`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Netperf {
-    pub test: NetperfTest,
-    pub connections: u32,
-    /// Send size (TCP_STREAM), or request and response size (TCP_RR, TCP_CRR).
-    pub msg_bytes: u64,
-    /// The server's listen() backlog (TCP_CRR).
-    pub backlog: u32,
-    pub duration_ps: Duration,
-    pub warmup_ps: Duration,
-    /// Connections start at seeded uniform offsets within this time.
-    pub start_spread_ps: Duration,
-    pub nodelay: bool,
-    pub server_threads: ServerThreads,
-}
-
-/// Where the netservers run (stacks.md §A.9).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServerThreads {
-    /// Pinned to the placement's comm_thread processor.
-    Comm,
-    /// Pinned to the CPU that takes its connection's device interrupts (test C).
-    Nic,
-    /// Starting on comm_thread's processor, free to migrate when woken (test B).
-    Free,
-}
-
-/// Frames injected at the receiving NIC with no transport flow control (host-path §7.9).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PacketGen {
-    /// Ethernet frame length, header and FCS included.
-    pub frame_bytes: u64,
-    pub rate_pps: f64,
-    /// Exponential gaps (seeded) instead of a constant interval.
-    pub poisson: bool,
-    pub duration_ps: Duration,
-    pub warmup_ps: Duration,
-    /// A packet trace to replay instead (gap before each frame, and its length); replayed in a
-    /// loop until the window ends. Empty: the synthetic generator above.
-    pub trace_gaps_ps: Vec<Duration>,
-    pub trace_frame_bytes: Vec<u64>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Workload {
-    pub kind: WorkloadKind,
-    pub netpipe: Netpipe,
-    pub hpcbench: Hpcbench,
-    pub packet_gen: PacketGen,
-    pub netperf: Netperf,
-    pub web: Web,
-}
-
-/// Response sizes of the web workload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WebMix {
-    /// Every response `page_size_bytes`; every connection `requests_per_connection` requests.
-    Fixed,
-    /// SPECweb99's static file set: four classes by request share.
-    Specweb99Static,
-    /// Heavy-tailed stand-in (handoff.md §7.5): lognormal sizes and lifetimes, σ = 1.2816.
-    Lognormal,
-}
-
-/// A static web server under closed-loop users (`workload::web`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Web {
-    pub users: u32,
-    pub workers: u32,
-    pub page_size_bytes: u64,
-    pub request_bytes: u64,
-    /// Mean of the exponential think time between a response and the next request.
-    pub think_ps: Duration,
-    pub keep_alive: bool,
-    /// The server sends responses with sendfile() (no copy into the socket).
-    pub sendfile: bool,
-    /// Where response sizes (and, with keep-alive, connection lifetimes) come from.
-    pub mix: WebMix,
-    /// With keep-alive: mean requests per connection (0: a connection lasts for ever).
-    pub requests_per_connection: f64,
-    /// A request trace, when one is given: each connection's response sizes in request order,
-    /// and (if the trace has them) each connection's arrival.
-    pub trace_responses: Vec<Vec<u64>>,
-    pub trace_arrivals_ps: Vec<u64>,
-    pub backlog: u32,
-    pub duration_ps: Duration,
-    pub warmup_ps: Duration,
-    pub start_spread_ps: Duration,
 }

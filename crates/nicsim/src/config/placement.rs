@@ -3,20 +3,26 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Host CPUs a node may have (the 16-way SMPs of stacks.md §B.7 are the largest studied).
+pub const MAX_HOST_CPUS: usize = 16;
+
+const CPU_NAMES: [&str; MAX_HOST_CPUS] = [
+    "cpu0", "cpu1", "cpu2", "cpu3", "cpu4", "cpu5", "cpu6", "cpu7", "cpu8", "cpu9", "cpu10",
+    "cpu11", "cpu12", "cpu13", "cpu14", "cpu15",
+];
+
 /// Processor names as in the spec: `cpu0`, `cpu1`, ..., `nic_cpu`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProcName {
-    Cpu0,
-    Cpu1,
+    /// Host CPU k, below `MAX_HOST_CPUS`.
+    Cpu(u8),
     NicCpu,
 }
 
 impl ProcName {
     pub fn as_str(self) -> &'static str {
         match self {
-            ProcName::Cpu0 => "cpu0",
-            ProcName::Cpu1 => "cpu1",
+            ProcName::Cpu(k) => CPU_NAMES[k as usize],
             ProcName::NicCpu => "nic_cpu",
         }
     }
@@ -24,6 +30,34 @@ impl ProcName {
     /// The NIC's own processor: no north bridge, no host I/O bus, no background cross-calls.
     pub fn is_nic(self) -> bool {
         self == ProcName::NicCpu
+    }
+
+    pub fn parse(s: &str) -> Option<ProcName> {
+        if s == "nic_cpu" {
+            return Some(ProcName::NicCpu);
+        }
+        CPU_NAMES
+            .iter()
+            .position(|n| *n == s)
+            .map(|k| ProcName::Cpu(k as u8))
+    }
+}
+
+impl Serialize for ProcName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ProcName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        ProcName::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown processor {s:?}: expected cpu0 .. cpu{} or nic_cpu",
+                MAX_HOST_CPUS - 1
+            ))
+        })
     }
 }
 
@@ -80,4 +114,24 @@ pub enum TxOutput {
     Thread,
     /// An idealised TOE: the protocol processor, after a doorbell (§5.3 `toe`).
     Protocol,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn processor_names_round_trip_up_to_the_largest_smp() {
+        for k in 0..MAX_HOST_CPUS as u8 {
+            let p = ProcName::Cpu(k);
+            assert_eq!(ProcName::parse(p.as_str()), Some(p));
+        }
+        assert_eq!(ProcName::parse("nic_cpu"), Some(ProcName::NicCpu));
+        assert_eq!(ProcName::parse("cpu16"), None);
+        let err = serde_json::from_str::<ProcName>("\"cpu16\"").unwrap_err();
+        assert!(
+            err.to_string().contains("cpu0 .. cpu15 or nic_cpu"),
+            "{err}"
+        );
+    }
 }

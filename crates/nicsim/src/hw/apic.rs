@@ -89,8 +89,8 @@ mod tests {
         assert_eq!(a.send_cost(ProcName::NicCpu).pio_writes, 1);
         assert_eq!(a.send_cost(ProcName::NicCpu).cycles, 0.0);
         // Host CPUs still get IPIs.
-        assert_eq!(a.notice_latency(ProcName::Cpu1, &io), Duration(2_000_000));
-        assert_eq!(a.send_cost(ProcName::Cpu1).cycles, 300.0);
+        assert_eq!(a.notice_latency(ProcName::Cpu(1), &io), Duration(2_000_000));
+        assert_eq!(a.send_cost(ProcName::Cpu(1)).cycles, 300.0);
         // Without doorbells the NIC processor gets an IPI too.
         let b = apic(SoftirqKick::Ipi);
         assert_eq!(b.notice_latency(ProcName::NicCpu, &io), Duration(2_000_000));

@@ -5,7 +5,7 @@ use crate::config::{Category, ProcName};
 use crate::units::{Freq, Time};
 
 fn proc() -> Processor {
-    Processor::new(ProcName::Cpu0, Freq(400_000_000), 1.0, 64)
+    Processor::new(ProcName::Cpu(0), Freq(400_000_000), 1.0, 64)
 }
 
 #[test]

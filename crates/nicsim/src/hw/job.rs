@@ -34,6 +34,10 @@ pub enum LockRef {
     DevQueue,
     /// Its flow's socket spinlock (`bh_lock_sock` around TCP input in the softirq).
     Socket,
+    /// The node's buffer allocator (`smp.allocator_lock`).
+    Allocator,
+    /// The node's TCP module synchronisation (`smp.tcp_module_lock`).
+    TcpModule,
 }
 
 /// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.
@@ -192,6 +196,15 @@ impl Job {
         self.pieces[self.idx as usize..self.len as usize]
             .iter()
             .copied()
+    }
+
+    /// Pieces of `stage` run under `lock` (in place of any they had).
+    pub fn lock_stage(&mut self, stage: u8, lock: LockRef) {
+        for p in &mut self.pieces[self.idx as usize..self.len as usize] {
+            if p.stage == stage {
+                p.lock = lock;
+            }
+        }
     }
 
     /// The piece the next chunk starts with, if it has not started yet and takes a lock.

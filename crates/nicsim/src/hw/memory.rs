@@ -288,7 +288,7 @@ mod tests {
     pub(crate) fn chunk(refs: f64) -> Chunk {
         use crate::config::{Category, ProcName};
         use crate::hw::cpu::{Ctx, Job, Piece, Processor, Then};
-        let mut p = Processor::new(ProcName::Cpu0, Freq(400_000_000), 1.0, 1 << 20);
+        let mut p = Processor::new(ProcName::Cpu(0), Freq(400_000_000), 1.0, 1 << 20);
         let piece = Piece {
             cat: Some(Category::Os),
             refs,

@@ -14,6 +14,7 @@ pub mod netdev;
 
 use crate::config::{
     Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost, TxOutput,
+    MAX_HOST_CPUS,
 };
 use crate::derived;
 use crate::handoff::HandoffNic;
@@ -25,6 +26,7 @@ use crate::hw::fabric::Fabric;
 use crate::hw::frame::{FlowId, NodeAddr};
 use crate::hw::memory::{Detailed, MemPath, MemoryHierarchy};
 use crate::hw::nic::{Nic, NicParams};
+use crate::os::lock::SpinLock;
 use crate::os::thread::{RunQueue, Thread};
 use crate::placement::{processors, Receive, Roles};
 use crate::stack::conn::{Conn, ConnId, Listener};
@@ -86,6 +88,10 @@ pub struct Node {
     pub stats: NodeStats,
     /// The connection-handoff NIC's state, if the node has one (`placement.rx_mode`).
     pub handoff: Option<Box<HandoffNic>>,
+    /// The buffer allocator's lock (`smp.allocator_lock`) and the TCP module's
+    /// (`smp.tcp_module_lock`): one each per node.
+    pub(crate) alloc_lock: SpinLock,
+    pub(crate) tcp_lock: SpinLock,
 }
 
 /// Where an outgoing frame goes: the links and the switch between the nodes.
@@ -126,6 +132,12 @@ impl Node {
             .placements
             .get(id as usize)
             .ok_or_else(|| format!("placements: node{id} has no placement"))?;
+        if !(1..=MAX_HOST_CPUS).contains(&cfg.cpu.count) {
+            return Err(format!(
+                "cpu.count = {}: a node has 1 to {MAX_HOST_CPUS} host CPUs",
+                cfg.cpu.count
+            ));
+        }
         let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
         let mut roles = Roles::resolve(
             placement,
@@ -240,6 +252,8 @@ impl Node {
             done: VecDeque::new(),
             procs,
             stats: NodeStats::default(),
+            alloc_lock: SpinLock::default(),
+            tcp_lock: SpinLock::default(),
         })
     }
 
@@ -282,6 +296,15 @@ impl Node {
     #[inline(always)]
     pub(crate) fn priced_job(&self, then: Then, pieces: &[Piece]) -> Job {
         let mut j = job_of(then, pieces);
+        let (smp, costs) = (&self.cfg.smp, &self.cfg.costs);
+        if smp.spinlocks && smp.allocator_lock {
+            j.lock_stage(costs.skb_alloc.id, LockRef::Allocator);
+            j.lock_stage(costs.skb_free.id, LockRef::Allocator);
+        }
+        if smp.spinlocks && smp.tcp_module_lock {
+            j.lock_stage(costs.tx_tcp.id, LockRef::TcpModule);
+            j.lock_stage(costs.rx_tcp.id, LockRef::TcpModule);
+        }
         j.add_or_merge(self.lock_piece(pieces), false);
         j
     }

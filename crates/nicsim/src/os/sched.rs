@@ -230,9 +230,14 @@ impl Node {
     /// The spinlock `lock` of a job with `data`: None when what it names is gone (a socket
     /// closed meanwhile), so there is nothing to take.
     fn lock_of(&mut self, lock: LockRef, data: &JobData) -> Option<&mut SpinLock> {
-        if lock == LockRef::Socket {
-            let c = self.flows.get(data.flow)?;
-            return Some(&mut self.conns[c].slock);
+        match lock {
+            LockRef::Socket => {
+                let c = self.flows.get(data.flow)?;
+                return Some(&mut self.conns[c].slock);
+            }
+            LockRef::Allocator => return Some(&mut self.alloc_lock),
+            LockRef::TcpModule => return Some(&mut self.tcp_lock),
+            LockRef::None | LockRef::DevQueue => {}
         }
         let dev = self
             .flows

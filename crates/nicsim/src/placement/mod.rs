@@ -5,7 +5,7 @@
 //! processor's name; `Roles` is all the node consults.
 
 use crate::config::{
-    AckPath, IrqPath, Placement, ProcName, RxMode, RxNotify, SoftirqKick, TxOutput,
+    AckPath, IrqPath, Placement, ProcName, RxMode, RxNotify, SoftirqKick, TxOutput, MAX_HOST_CPUS,
 };
 
 /// How received frames travel from the NIC to the protocol's input queue.
@@ -58,7 +58,8 @@ pub struct Roles {
 
 /// Processors of a node, in index order.
 pub fn processors(host_cpus: usize, nic_cpu: bool) -> Vec<ProcName> {
-    let mut v: Vec<ProcName> = [ProcName::Cpu0, ProcName::Cpu1][..host_cpus.min(2)].to_vec();
+    let host_cpus = host_cpus.min(MAX_HOST_CPUS);
+    let mut v: Vec<ProcName> = (0..host_cpus as u8).map(ProcName::Cpu).collect();
     if nic_cpu {
         v.push(ProcName::NicCpu);
     }
@@ -146,11 +147,11 @@ mod tests {
     fn placement(rx_mode: RxMode, per_packet_irq: bool) -> Placement {
         Placement {
             name: "test".into(),
-            driver: ProcName::Cpu0,
-            protocol: ProcName::Cpu0,
-            comm_thread: ProcName::Cpu0,
-            app: ProcName::Cpu0,
-            irq_target: ProcName::Cpu0,
+            driver: ProcName::Cpu(0),
+            protocol: ProcName::Cpu(0),
+            comm_thread: ProcName::Cpu(0),
+            app: ProcName::Cpu(0),
+            irq_target: ProcName::Cpu(0),
             irq_path: IrqPath::Ioapic,
             rx_mode,
             tx_output: TxOutput::Thread,
@@ -207,7 +208,7 @@ mod tests {
     #[test]
     fn a_missing_processor_is_named() {
         let mut p = placement(RxMode::HostRing, false);
-        p.protocol = ProcName::Cpu1;
+        p.protocol = ProcName::Cpu(1);
         let e = Roles::resolve(
             &p,
             &processors(1, false),

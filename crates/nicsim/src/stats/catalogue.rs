@@ -195,6 +195,24 @@ pub const LOCK_COUNTERS: &[Counter] = &[
     c("locks.socket.backlogged", Unit::Count, |n| {
         n.stats.socket_backlogged as f64
     }),
+    c("locks.allocator.acquisitions", Unit::Count, |n| {
+        n.alloc_lock.stats.acquisitions as f64
+    }),
+    c("locks.allocator.conflicts", Unit::Count, |n| {
+        n.alloc_lock.stats.conflicts as f64
+    }),
+    c("locks.allocator.spin_us", Unit::Micros, |n| {
+        n.alloc_lock.stats.spin_ps as f64
+    }),
+    c("locks.tcp_module.acquisitions", Unit::Count, |n| {
+        n.tcp_lock.stats.acquisitions as f64
+    }),
+    c("locks.tcp_module.conflicts", Unit::Count, |n| {
+        n.tcp_lock.stats.conflicts as f64
+    }),
+    c("locks.tcp_module.spin_us", Unit::Micros, |n| {
+        n.tcp_lock.stats.spin_ps as f64
+    }),
 ];
 
 /// A handoff-NIC counter (zero on a node without one).

@@ -284,11 +284,12 @@ mod contention {
     }
 
     fn onload(c: &mut Config) {
-        use nicsim::config::ProcName::{Cpu0, Cpu1};
+        use nicsim::config::ProcName::Cpu;
+        let (cpu0, cpu1) = (Cpu(0), Cpu(1));
         c.cpu.count = 2;
         for p in c.placements.iter_mut() {
             (p.driver, p.irq_target, p.protocol, p.comm_thread, p.app) =
-                (Cpu1, Cpu1, Cpu1, Cpu0, Cpu0);
+                (cpu1, cpu1, cpu1, cpu0, cpu0);
         }
     }
 

@@ -117,7 +117,7 @@ fn rss_keeps_each_flow_on_one_queue_and_spreads_flows_over_the_queues() {
 fn an_explicit_affinity_steers_each_nic_and_a_missing_processor_is_one_line() {
     use nicsim::config::ProcName;
     let mut c = two_nic_server(2, 2, NicIrq::Same, false);
-    c.topology.server_nic_cpus = vec![ProcName::Cpu1, ProcName::Cpu0];
+    c.topology.server_nic_cpus = vec![ProcName::Cpu(1), ProcName::Cpu(0)];
     let (w, _) = drive(&c);
     let server = &w.nodes[w.server()];
     assert_eq!((server.devs[0].irq, server.devs[1].irq), (1, 0));
@@ -127,7 +127,7 @@ fn an_explicit_affinity_steers_each_nic_and_a_missing_processor_is_one_line() {
         e.contains("server device 0 steered to cpu1") && e.contains("it has cpu0"),
         "{e}"
     );
-    c.topology.server_nic_cpus = vec![ProcName::Cpu0];
+    c.topology.server_nic_cpus = vec![ProcName::Cpu(0)];
     let e = World::new(&c).err().unwrap();
     assert!(e.contains("1 processors for 2 server devices"), "{e}");
 }

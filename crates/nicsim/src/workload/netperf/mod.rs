@@ -19,7 +19,7 @@
 mod crr;
 
 use super::{Flow, Measured, When, Workload};
-use crate::config::{Config, Netperf as Params, NetperfTest, ServerThreads};
+use crate::config::{ClientThreads, Config, Netperf as Params, NetperfTest, ServerThreads};
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
@@ -240,7 +240,11 @@ impl Workload for Netperf {
             } else {
                 w.connect(client, server, self.p.nodelay)?
             };
-            let client_thread = w.spawn(client, w.nodes[client].roles.comm, INTERACTIVE)?;
+            let comm = w.nodes[client].roles.comm;
+            let client_thread = match self.p.client_threads {
+                ClientThreads::Comm => w.spawn(client, comm, INTERACTIVE)?,
+                ClientThreads::Free => w.spawn_free(client, comm, INTERACTIVE)?,
+            };
             let server_thread = self.server_thread(w, server, server_conn, crr, udp)?;
             for (node, t) in [(client, client_thread), (server, server_thread)] {
                 let v = &mut self.by_thread[node];
