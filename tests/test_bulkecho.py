@@ -124,6 +124,7 @@ def test_ilp_prints_its_cost_model_and_runs_the_fused_copy():
     (["--tsdu", "0:5"], "--tsdu '0:5'"),
     (["--mode", "ping"], "--mode 'ping'"),
     (["--mode", "echo", "--proto", "udp"], "--mode echo --proto udp"),
+    (["--cpus", "17"], "--cpus 17: 1 to 16"),
 ])
 def test_bad_arguments_get_one_line_naming_them(args, message):
     r = subprocess.run([sys.executable, "-m", "nicsim", "bulkecho", "roca1996-ethernet", *args], capture_output=True, text=True, timeout=120)
@@ -260,3 +261,19 @@ def test_classic_streams_sends_from_a_service_routine_in_the_software_interrupt(
     classic, demux = contexts("streams"), contexts("streams-demux")
     # TCP, IP and the driver's output move from the calling process to the software interrupt.
     assert classic["softirq"] > 3 * demux["softirq"] and classic["process"] < 0.75 * demux["process"]
+
+
+def test_smp_runs_report_the_speedup_over_one_cpu_and_a_ranked_lock_table():
+    sets = ["workload.netperf.duration_ps=300 ms", "workload.netperf.warmup_ps=50 ms"]
+    b = run_bulkecho("roca1996-smp", sets, org="streams-demux", tsdu="16KiB", cpus=4, connections=8)["bulkecho"]
+    p = b["points"][0]
+    one = run_bulkecho("roca1996-smp", sets, org="streams-demux", tsdu="16KiB", cpus=1, connections=8)["bulkecho"]["points"][0]
+    assert p["cpus"] == 4 and one["cpus"] == 1 and one["speedup"] == 1.0
+    assert p["speedup"] == pytest.approx(p["throughput_mbps"] / one["throughput_mbps"])
+    assert p["speedup"] > 1.5
+    assert sum(1 for k in p["cpu_utilisation"] if k.startswith("node1.")) == 4
+    # Ranked by spin time; on one CPU nothing conflicts.
+    spins = [r["spin_us"] for r in p["locks"]]
+    assert spins == sorted(spins, reverse=True) and spins[0] > 0
+    assert {r["lock"] for r in p["locks"]} >= {"allocator", "socket", "dev_queue", "tcp_module"}
+    assert all(r["conflicts"] == 0 and r["spin_us"] == 0 for r in one["locks"])

@@ -14,6 +14,7 @@ from importlib import resources
 
 from .analytic import ilp as ilp_model
 from .config import ORG_DIR, parse_set, resolve
+from .params import MAX_HOST_CPUS
 from .errors import ConfigError
 from .netperf import run_netperf
 from .units import parse_size as parse_bytes
@@ -91,8 +92,16 @@ def _breakdown(out: dict, node: str, tsdus: float) -> tuple[dict[str, float], di
     return us, ins
 
 
+def lock_table(out: dict) -> list[dict]:
+    """Every node's locks, the most contended first: time spun, then conflicts (§B.7 asks for
+    both, since lockstat's conflicts alone under-weight long-held locks)."""
+    rows = [{"node": node, "lock": name, **{k: v[k] for k in ("acquisitions", "conflicts", "spin_us")}}
+            for node, n in out["nodes"].items() for name, v in n.get("locks", {}).items() if "spin_us" in v]
+    return sorted(rows, key=lambda r: (-r["spin_us"], -r["conflicts"], -r["acquisitions"], r["node"], r["lock"]))
+
+
 def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1, tsdu="1024", nodelay=False,
-                 use_ilp=False, seed=None, replications=1) -> dict:
+                 use_ilp=False, seed=None, replications=1, cpus=None) -> dict:
     if mode not in ("bulk", "echo"):
         raise ConfigError(f"--mode {mode!r}: choose bulk or echo")
     if proto not in ("tcp", "udp"):
@@ -101,6 +110,8 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
         raise ConfigError("--mode echo --proto udp: not built (the core's netperf has no UDP request/response); use --proto tcp")
     if connections < 1:
         raise ConfigError(f"--connections {connections}: at least 1")
+    if cpus is not None and not 1 <= cpus <= MAX_HOST_CPUS:
+        raise ConfigError(f"--cpus {cpus}: 1 to {MAX_HOST_CPUS} host CPUs per node")
     sizes = parse_tsdu(tsdu)
     base = parse_set(sets or [])
     name = org or org_of(config, base)
@@ -114,11 +125,16 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
         s["workload.netperf.nodelay"] = "true"
     if seed is not None:
         s["run.seed"] = str(seed)
+    if cpus is not None:
+        s["cpu.count"] = str(cpus)
+    n_cpus = resolve(config, s).values["cpu.count"]
     test = {"bulk": "tcp_stream" if proto == "tcp" else "udp_stream", "echo": "tcp_rr"}[mode]
     points = []
+    rate = "throughput_mbps" if mode == "bulk" else "transactions_per_s"
     for n in sizes:
-        out = run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n)}, replications=replications,
-                          test=test.upper(), connections=connections)
+        run = lambda extra: run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n), **extra},
+                                        replications=replications, test=test.upper(), connections=connections)
+        out = run({})
         np_ = out["netperf"]
         client, server = np_["per_connection"][0]["client"], np_["server"]
         nodes = out["nodes"]
@@ -133,6 +149,12 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
             sent = read = np_["aggregate"]["transactions_per_s"] * np_["window_s"]
         point["send_us"], point["send_instructions"] = _breakdown(out, client, sent)
         point["receive_us"], point["receive_instructions"] = _breakdown(out, server, read)
+        # The same run on one CPU per node gives the speedup (§B.8's SMP runs).
+        point["cpus"] = n_cpus
+        one = np_["aggregate"][rate] if n_cpus == 1 else run({"cpu.count": "1"})["netperf"]["aggregate"][rate]
+        point["speedup"] = np_["aggregate"][rate] / one if one > 0 else None
+        point["cpu_utilisation"] = {k: p["utilisation"] for k, p in out["processors"].items()}
+        point["locks"] = lock_table(out)
         if "summary" in out:
             # Replications on consecutive seeds: each figure's mean and 95% interval.
             point["summary"] = {k: v for k, v in out["summary"].items() if k != "fairness_jain"}
@@ -166,6 +188,14 @@ def print_bulkecho(doc: dict) -> None:
         last = b["points"][-1]
         print(f"{'per send' if bulk else 'per transaction (client)'} of {last['tsdu_bytes']} B, µs (instructions) by category: "
               + ", ".join(f"{c} {v:.1f} ({last['send_instructions'][c]:.0f})" for c, v in last["send_us"].items() if v >= 0.05))
+    smp = [p for p in b["points"] if p["cpus"] > 1]
+    if smp:
+        print(f"{'TSDU B':>8} {'CPUs':>5} {'speedup':>8}   busiest locks (spin µs, conflicts / acquisitions)")
+        for p in smp:
+            top = "; ".join(f"{r['node']} {r['lock']} {r['spin_us']:,.1f} µs, {r['conflicts']:,}/{r['acquisitions']:,}"
+                            for r in p["locks"][:3])
+            speedup = f"{p['speedup']:8.2f}" if p["speedup"] is not None else f"{'-':>8}"
+            print(f"{p['tsdu_bytes']:>8} {p['cpus']:>5} {speedup}   {top or 'no locks modelled (smp.spinlocks = false)'}")
     if "ilp_model" in b:
         m = b["ilp_model"]
         print(f"ILP cost model (§B.6, µs): break-even {m['break_even_bytes']:.0f} B")

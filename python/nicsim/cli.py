@@ -98,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--proto", default="tcp", help="tcp or udp (udp: bulk only)")
     be.add_argument("--connections", type=int, default=1, help="connections, one process each at both ends")
     be.add_argument("--tsdu", default="1 KiB", help="TSDU sizes: LO:HI (every power of two between, e.g. 1:65536) or a list such as 1,1KiB,16KiB")
+    be.add_argument("--cpus", type=int, help="host CPUs per node (cpu.count, 1 to 16); above 1, each TSDU also runs on one CPU for the speedup")
     be.add_argument("--nodelay", action="store_true", help="TCP_NODELAY on every connection")
     be.add_argument("--ilp", action="store_true", help="the fused copy+checksum access method, with its cost model and break-even (§B.6)")
     be.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
@@ -450,7 +451,8 @@ def cmd_bulkecho(args) -> int:
     from .bulkecho import print_bulkecho, run_bulkecho
 
     out = run_bulkecho(args.config, args.set, org=args.org, mode=args.mode, proto=args.proto, connections=args.connections,
-                       tsdu=args.tsdu, nodelay=args.nodelay, use_ilp=args.ilp, seed=args.seed, replications=args.replications)
+                       tsdu=args.tsdu, nodelay=args.nodelay, use_ilp=args.ilp, seed=args.seed, replications=args.replications,
+                       cpus=args.cpus)
     if args.json:
         print(_dumps(out))
     else:
