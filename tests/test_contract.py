@@ -66,6 +66,8 @@ INDIRECT = {
     "placement.sender": (TWO, "onload", "placements.0.name", "onload"),
     # More clients need the switch, and add one placement per client.
     "topology.clients": ({"switch.present": True}, 2, "topology.clients", 2),
+    # Only netperf's TCP tests run over loopback.
+    "topology.loopback": ({"workload.kind": "netperf"}, True, "topology.loopback", True),
     "tx.model": ({"nic_cpu.present": True, "placement.preset": "offload"}, "toe", "placements.1.tx_output", "protocol"),
     "onload.per_packet_irq": ({**TWO, "placement.preset": "onload"}, True, "placements.1.per_packet_irq", True),
     # An organisation's name brings its file's settings; org.ilp its fused copy's costs.

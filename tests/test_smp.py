@@ -55,22 +55,52 @@ def test_without_the_allocator_lock_buffers_take_no_shared_lock():
     assert locks(out)["allocator"]["acquisitions"] == 0
 
 
-def test_the_tcp_module_lock_serialises_tcp_across_connections_in_place_of_the_sockets():
-    per_socket = api.run("roca1996-smp", EIGHT)
-    module = api.run("roca1996-smp", {**EIGHT, "smp.tcp_module_lock": True})
-    assert locks(per_socket)["tcp_module"]["acquisitions"] == 0
-    # TCP input and output both take it; the socket's lock is no longer taken around input.
-    assert locks(module)["tcp_module"]["acquisitions"] > locks(per_socket)["socket"]["acquisitions"]
-    assert locks(module)["socket"]["acquisitions"] == 0
-    # One lock over every connection's TCP conflicts far more than a lock per socket.
-    assert locks(module)["tcp_module"]["conflicts"] > 5 * max(1, locks(per_socket)["socket"]["conflicts"])
+def test_classic_streams_serialises_ip_on_one_lock_that_contends_across_cpus():
+    demux = api.run("roca1996-smp", {**EIGHT, "org.name": "streams-demux"})
+    classic = api.run("roca1996-smp", {**EIGHT, "org.name": "streams"})
+    assert locks(demux)["ip"]["acquisitions"] == 0
+    # IP input and output both take it: at least once per segment each way.
+    segments = classic["nodes"]["node1"]["app_bytes_sent"] / 1460
+    assert locks(classic)["ip"]["acquisitions"] > segments
+    assert locks(classic)["ip"]["conflicts"] > 0 and locks(classic)["ip"]["spin_us"] > 0
+    one = api.run("roca1996-smp", {**EIGHT, "org.name": "streams", "cpu.count": 1})
+    assert locks(one)["ip"]["acquisitions"] > 0 and locks(one)["ip"]["conflicts"] == 0
+
+
+TWO_HOSTS = {**EIGHT, "topology.loopback": False, "link.rate_bps": "1 Gbps", "io.rate_bps": "8 Gbps",
+             "topology.client_nic_irq": "round_robin", "topology.server_nic_irq": "round_robin"}
 
 
 def test_free_clients_and_spread_client_interrupts_use_every_cpu_of_the_sender():
-    out = api.run("roca1996-smp", EIGHT)
+    out = api.run("roca1996-smp", TWO_HOSTS)
     for k in range(4):
         p = out["processors"][f"node0.cpu{k}"]
         assert p["utilisation"] > 0.05 and p["nic_irq_per_s"] > 0
-    pinned = api.run("roca1996-smp", {**EIGHT, "workload.netperf.client_threads": "comm",
+    pinned = api.run("roca1996-smp", {**TWO_HOSTS, "workload.netperf.client_threads": "comm",
                                        "topology.client_nic_irq": "same"})
     assert all(pinned["processors"][f"node0.cpu{k}"]["utilisation"] < 0.01 for k in (1, 2, 3))
+
+
+def test_over_loopback_one_host_runs_both_ends_with_no_device_and_conserves_bytes():
+    out = api.run("roca1996-smp", EIGHT)
+    cons = out["conservation"]["node1_to_node1"]
+    assert cons["delivered_bytes"] > 1_000_000
+    assert cons["sent_bytes"] == cons["delivered_bytes"] + cons["in_flight_bytes"] + cons["dropped_bytes"]
+    assert out["conservation"]["node0_to_node1"]["sent_bytes"] == 0
+    node1 = [p for k, p in out["processors"].items() if k.startswith("node1.")]
+    node0 = [p for k, p in out["processors"].items() if k.startswith("node0.")]
+    assert all(p["utilisation"] == 0 for p in node0), "the client node idles"
+    # No NIC: no device interrupt, no DMA, no driver transmit or receive; the loopback
+    # interface's work instead, once per segment sent.
+    assert all(p["nic_irq_per_s"] == 0 for p in node1)
+    assert out["nodes"]["node1"]["dma_bytes"] == 0
+    busy = lambda stage: sum(p["busy_by_stage"].get(stage, 0) for p in node1)
+    assert busy("lo_xmit") > 0 and busy("tx_dev") == 0 and busy("rx_poll") == 0
+    # Both ends' processes share the host: it sends and reads the same bytes.
+    n = out["nodes"]["node1"]
+    assert n["app_bytes_sent"] > 0 and abs(n["app_bytes_read"] - n["app_bytes_sent"]) <= 16384 * 8 + 16 * 1024 * 8
+
+
+def test_loopback_refuses_what_it_does_not_carry():
+    with pytest.raises(ConfigError, match="topology.loopback"):
+        api.run("roca1996-smp", {"workload.netperf.test": "udp_stream", "workload.netperf.msg_bytes": "1 KiB"})

@@ -27,7 +27,7 @@ CATEGORIES = {
     "protocols": ("tx_tcp", "tx_ip", "rx_tcp", "rx_ip", "tx_ack", "udp_tx", "udp_rx", "timer"),
     "memory": ("skb_alloc", "skb_free"),
     "data manipulation": ("tx_copy", "rx_copy", "tx_csum_fold", "csum", "skb_copy"),
-    "Ethernet": ("tx_dev", "tx_complete", "rx_poll", "rx_poll_end", "rx_hardirq"),
+    "Ethernet": ("tx_dev", "tx_complete", "rx_poll", "rx_poll_end", "rx_hardirq", "lo_xmit"),
     "interrupt handling": ("irq_entry", "irq_exit", "rx_schedule", "softirq_dispatch", "ipi_handler"),
     "synchronisation": ("spin_lock", "lock_spin"),
 }
@@ -147,8 +147,13 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
             point["transactions_per_s"] = np_["aggregate"]["transactions_per_s"]
             point["rtt_us"] = np_["latency_us"]["mean"]
             sent = read = np_["aggregate"]["transactions_per_s"] * np_["window_s"]
-        point["send_us"], point["send_instructions"] = _breakdown(out, client, sent)
-        point["receive_us"], point["receive_instructions"] = _breakdown(out, server, read)
+        if client == server:
+            # Over loopback one host runs both ends: its work per TSDU, both halves together.
+            point["send_us"] = point["send_instructions"] = point["receive_us"] = point["receive_instructions"] = None
+            point["host_us"], point["host_instructions"] = _breakdown(out, server, read)
+        else:
+            point["send_us"], point["send_instructions"] = _breakdown(out, client, sent)
+            point["receive_us"], point["receive_instructions"] = _breakdown(out, server, read)
         # The same run on one CPU per node gives the speedup (§B.8's SMP runs).
         point["cpus"] = n_cpus
         one = np_["aggregate"][rate] if n_cpus == 1 else run({"cpu.count": "1"})["netperf"]["aggregate"][rate]
@@ -179,13 +184,20 @@ def print_bulkecho(doc: dict) -> None:
     figure = "throughput Mbps" if bulk else "RTT µs"
     # Bulk: each end's busy time per TSDU sent or received; echo: per transaction.
     cols = ("send µs", "receive µs") if bulk else ("client µs", "server µs")
-    print(f"{'TSDU B':>8} {figure:>16} {cols[0]:>10} {cols[1]:>11}")
+    loopback = any("host_us" in p for p in b["points"])
+    if loopback:
+        cols = ("host µs", "")
+    print(f"{'TSDU B':>8} {figure:>16} {cols[0]:>10} {cols[1]:>11}".rstrip())
     total = lambda d, w: f"{sum(d.values()):>{w}.1f}" if d else f"{'-':>{w}}"
     for p in b["points"]:
         value = p["throughput_mbps"] if bulk else p["rtt_us"]
-        print(f"{p['tsdu_bytes']:>8} {value:>16.2f} {total(p['send_us'], 10)} {total(p['receive_us'], 11)}")
-    if b["points"] and b["points"][-1]["send_us"]:
-        last = b["points"][-1]
+        ends = total(p["host_us"], 10) if loopback else f"{total(p['send_us'], 10)} {total(p['receive_us'], 11)}"
+        print(f"{p['tsdu_bytes']:>8} {value:>16.2f} {ends}")
+    last = b["points"][-1] if b["points"] else {}
+    if last.get("host_us"):
+        print(f"over loopback, the host's work per {last['tsdu_bytes']}-B TSDU (send and receive), µs (instructions) by category: "
+              + ", ".join(f"{c} {v:.1f} ({last['host_instructions'][c]:.0f})" for c, v in last["host_us"].items() if v >= 0.05))
+    if last.get("send_us"):
         print(f"{'per send' if bulk else 'per transaction (client)'} of {last['tsdu_bytes']} B, µs (instructions) by category: "
               + ", ".join(f"{c} {v:.1f} ({last['send_instructions'][c]:.0f})" for c, v in last["send_us"].items() if v >= 0.05))
     smp = [p for p in b["points"] if p["cpus"] > 1]

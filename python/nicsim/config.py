@@ -341,6 +341,9 @@ def _check(v: dict) -> None:
         for role in ("comm_thread", "app"):
             if t[role] == "nic_cpu":
                 raise ConfigError(f"{where}.{role} = nic_cpu: threads cannot run on the NIC processor, which runs only protocol work; choose {', '.join(p for p in have if p != 'nic_cpu')}")
+    if v["topology.loopback"] and (v["workload.kind"] != "netperf" or v["workload.netperf.test"] not in ("tcp_stream", "tcp_rr")):
+        raise ConfigError(f"topology.loopback = true: only netperf's tcp_stream and tcp_rr run over loopback (workload.kind = "
+                          f"{v['workload.kind']}, workload.netperf.test = {v['workload.netperf.test']}); set topology.loopback = false")
     if v["workload.netpipe.max_bytes"] < v["workload.netpipe.start_bytes"]:
         raise ConfigError("workload.netpipe.max_bytes must be at least workload.netpipe.start_bytes")
     if v["workload.kind"] == "packet_gen":

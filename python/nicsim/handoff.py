@@ -96,7 +96,7 @@ HOST_PROFILE = {
                "connect_syscall", "close_syscall", "epoll_wait"),
     "tcp_ip": ("rx_ip", "rx_tcp", "tx_tcp", "tx_ip", "tx_ack", "csum", "timer", "tcp_syn", "tcp_child", "tcp_teardown",
                "gro_receive", "udp_tx", "udp_rx"),
-    "driver": ("rx_poll", "rx_poll_end", "tx_dev", "tx_complete", "rx_hardirq", "rx_schedule"),
+    "driver": ("rx_poll", "rx_poll_end", "tx_dev", "lo_xmit", "tx_complete", "rx_hardirq", "rx_schedule"),
     "handoff_interface": ("handoff_driver", "handoff_event"),
     "interrupt": ("irq_entry", "irq_exit", "ipi_handler", "softirq_dispatch"),
 }

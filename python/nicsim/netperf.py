@@ -104,7 +104,7 @@ SYMBOL_CLASSES = {
     "interrupt handling": ("irq_entry", "irq_exit", "rx_hardirq", "rx_schedule", "ipi_handler", "timer_tick"),
     "TCP receive": ("softirq_dispatch", "rx_poll", "rx_poll_end", "poll_empty", "gro_receive", "rx_ip", "rx_tcp",
                     "tx_ack", "udp_rx"),
-    "transmit queueing": ("tx_tcp", "tx_ip", "tx_dev", "udp_tx", "cpu_net_handover"),
+    "transmit queueing": ("tx_tcp", "tx_ip", "tx_dev", "lo_xmit", "udp_tx", "cpu_net_handover"),
     "locks": ("lock_spin", "spin_lock"),
     "scheduling": ("context_switch", "rx_wake", "epoll_wait"),
     "system calls": ("rx_syscall", "tx_syscall"),

@@ -7,7 +7,7 @@ use crate::config::{Config, NicIrq};
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
 use crate::hw::fabric::SwitchParams;
-use crate::hw::frame::{FlowId, FrameHeader, NodeAddr};
+use crate::hw::frame::{FlowId, NodeAddr};
 use crate::hw::nic::rss_queue;
 use crate::node::netdev::DevId;
 use crate::node::{Ev, Node, Wire};
@@ -16,7 +16,7 @@ use crate::placement::processors;
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
-use crate::stats::{check_window, Conservation, Snapshot, Window};
+use crate::stats::Snapshot;
 use crate::units::{Freq, Time};
 
 /// Flow ids a connection may take: 0 is "no connection", the rest are ephemeral ports.
@@ -29,14 +29,14 @@ pub struct World {
     /// Each flow's two ends (the opener first), as node indices; flow 0 is the generator's.
     /// A node finds its end's socket by the flow id (`Node::conn_of`), once the handshake
     /// has made it.
-    flows: Vec<[NodeAddr; 2]>,
+    pub(crate) flows: Vec<[NodeAddr; 2]>,
     /// The node behind each fabric address, its first device there, and how many (RSS
     /// receive queues, each a device of its own with its ring and interrupt).
     addr_dev: Vec<(usize, DevId, usize)>,
     /// The server's next NIC for a connection through the switch (round-robin).
     next_port: usize,
     /// Payload bytes a workload injected at node1's MAC (they did not come from node0's TCP).
-    injected_bytes: u64,
+    pub(crate) injected_bytes: u64,
     /// Events executed, per `Ev::kind`.
     pub events_by_kind: [u64; Ev::KINDS.len()],
     pub cfg: Config,
@@ -264,10 +264,27 @@ impl World {
         b: usize,
         nodelay: bool,
     ) -> Result<(ConnId, ConnId), String> {
+        if a == b {
+            return self.connect_loopback(a, nodelay);
+        }
         let flow = self.new_flow(a, b)?;
         let ((da, aa), (db, ab)) = self.route(a, b, flow);
         let ca = self.nodes[a].open(flow, ab, nodelay, true, true, da)?;
         let cb = self.nodes[b].open(flow, aa, nodelay, false, true, db)?;
+        Ok((ca, cb))
+    }
+
+    /// A connected pair on one node over its loopback interface. Each end has a flow id of
+    /// its own (a node finds a socket by flow id), and loopback hands each segment to the
+    /// other's.
+    fn connect_loopback(&mut self, a: usize, nodelay: bool) -> Result<(ConnId, ConnId), String> {
+        let (fa, fb) = (self.new_flow(a, a)?, self.new_flow(a, a)?);
+        let node = &mut self.nodes[a];
+        let addr = node.devs[0].addr;
+        let ca = node.open(fa, addr, nodelay, true, true, 0)?;
+        let cb = node.open(fb, addr, nodelay, false, true, 0)?;
+        node.conns[ca].lo_peer = Some(fb);
+        node.conns[cb].lo_peer = Some(fa);
         Ok((ca, cb))
     }
 
@@ -393,44 +410,10 @@ impl World {
         Snapshot::take_at(&self.nodes, at)
     }
 
-    /// Conservation and the physical bounds, for a measured window.
-    pub fn check(&self, win: &Window) -> Result<(), String> {
-        let cons: Vec<_> = self
-            .directions()
-            .into_iter()
-            .map(|(a, b)| (format!("node{a}→node{b}"), self.conservation(a, b, None)))
-            .collect();
-        let links: Vec<usize> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let mut addrs: Vec<_> = n.devs.iter().map(|d| d.addr).collect();
-                addrs.dedup(); // a NIC's RSS queues are consecutive devices on one address
-                addrs.len()
-            })
-            .collect();
-        let max_frame = crate::hw::link::wire_bytes(self.cfg.nic.mtu_bytes) as f64;
-        let rate_bps = self.cfg.link.rate_bps.0 as f64;
-        check_window(&cons, rate_bps, &links, max_frame, win)
-    }
-
     /// A frame of `payload_bytes` from outside reaches `node`'s MAC now.
     pub fn inject(&mut self, node: usize, f: Frame, payload_bytes: u64) {
         self.injected_bytes += payload_bytes;
         self.nodes[node].on_arrive(&mut self.eng, &mut self.fabric, 0, f);
-    }
-
-    /// The directions that carry traffic: both ways between node0 and node1 (the generator
-    /// injects towards node1), and both ways of every connection.
-    pub fn directions(&self) -> Vec<(usize, usize)> {
-        let mut d: Vec<(usize, usize)> = self
-            .flows
-            .iter()
-            .flat_map(|[a, b]| [(*a as usize, *b as usize), (*b as usize, *a as usize)])
-            .collect();
-        d.sort_unstable();
-        d.dedup();
-        d
     }
 
     /// A switch port's name in results: `to_nodeN`, or `to_nodeN.nicK` on a node with
@@ -448,71 +431,5 @@ impl World {
     /// The node behind fabric address `addr`.
     pub fn node_at(&self, addr: NodeAddr) -> usize {
         self.addr_dev[addr as usize].0
-    }
-
-    /// Which node sent a frame of `flow` to node `dst`: the other end of the flow.
-    fn source(&self, flow: FlowId, dst: usize) -> usize {
-        let [a, b] = self.flows[flow as usize];
-        if dst == b as usize {
-            a as usize
-        } else {
-            b as usize
-        }
-    }
-
-    /// Payload bytes from node `src` to node `dst` (of one flow, if given), by where they are.
-    pub fn conservation(&self, src: usize, dst: usize, flow: Option<FlowId>) -> Conservation {
-        let keep = |h: &FrameHeader| {
-            self.node_at(h.dst) == dst
-                && self.source(h.flow, dst) == src
-                && flow.is_none_or(|f| f == h.flow)
-        };
-        let b = &self.nodes[dst];
-        let (mut sent, mut delivered, mut dropped) = (0, 0, 0);
-        for (f, ends) in self.flows.iter().enumerate() {
-            let f = f as FlowId;
-            let [x, y] = *ends;
-            let between = (x as usize, y as usize) == (src, dst)
-                || (f > 0 && (y as usize, x as usize) == (src, dst));
-            if !between || flow.is_some_and(|want| want != f) {
-                continue;
-            }
-            if f == 0 {
-                sent += self.injected_bytes;
-                delivered += b.stats.raw_delivered_bytes;
-            } else {
-                sent += self.nodes[src].flow_bytes(f).0;
-                delivered += b.flow_bytes(f).1;
-            }
-            dropped += b
-                .stats
-                .dropped_by_flow
-                .get(f as usize)
-                .copied()
-                .unwrap_or(0);
-        }
-        dropped += self
-            .fabric
-            .dropped()
-            .iter()
-            .filter(|(f, d, _)| {
-                self.node_at(*d) == dst
-                    && self.source(*f, dst) == src
-                    && flow.is_none_or(|x| x == *f)
-            })
-            .map(|(_, _, bytes)| bytes)
-            .sum::<u64>();
-        let on_wire: u64 = self
-            .fabric
-            .frames()
-            .filter(|f| keep(&f.hdr))
-            .map(|f| f.hdr.payload_bytes())
-            .sum();
-        Conservation {
-            sent_bytes: sent - self.nodes[src].tx_payload_in_flight(keep),
-            delivered_bytes: delivered,
-            in_flight_bytes: on_wire + b.rx_payload_in_flight(keep),
-            dropped_bytes: dropped,
-        }
     }
 }

@@ -133,6 +133,9 @@ pub struct Costs {
     pub cpu_net_handover: StageCost,
     /// One uncontended spin_lock/spin_unlock pair of an SMP kernel (the locked instruction).
     pub spin_lock: StageCost,
+    /// The loopback interface: its transmit routine, the enqueue on the local CPU's backlog
+    /// and the softirq's dequeue (`topology.loopback`).
+    pub lo_xmit: StageCost,
     /// Each stage's `locks` and `ipc` by id (index 0: work of no stage), set with the ids.
     #[serde(skip)]
     pub locks_by_id: Vec<u32>,
@@ -141,7 +144,7 @@ pub struct Costs {
 }
 
 /// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
-pub const STAGE_NAMES: [&str; 50] = [
+pub const STAGE_NAMES: [&str; 51] = [
     "irq_entry",
     "irq_exit",
     "ipi_handler",
@@ -192,11 +195,12 @@ pub const STAGE_NAMES: [&str; 50] = [
     "poll_empty",
     "cpu_net_handover",
     "spin_lock",
+    "lo_xmit",
 ];
 
 impl Costs {
     /// Every stage, in declaration order: the order their ids and code are laid out in.
-    pub fn stages_mut(&mut self) -> [&mut StageCost; 50] {
+    pub fn stages_mut(&mut self) -> [&mut StageCost; 51] {
         [
             &mut self.irq_entry,
             &mut self.irq_exit,
@@ -248,6 +252,7 @@ impl Costs {
             &mut self.poll_empty,
             &mut self.cpu_net_handover,
             &mut self.spin_lock,
+            &mut self.lo_xmit,
         ]
     }
 

@@ -175,6 +175,9 @@ pub struct Topology {
     pub server_nic_irq: NicIrq,
     /// The client nodes' interrupt distribution: `same`, `round_robin` or `lowest_priority`.
     pub client_nic_irq: NicIrq,
+    /// netperf's connections join the server to itself over its loopback interface; the
+    /// clients idle.
+    pub loopback: bool,
     /// An explicit affinity instead: one processor per server device (NIC, or RSS queue),
     /// in order; empty: the policy.
     pub server_nic_cpus: Vec<ProcName>,
@@ -289,9 +292,6 @@ pub struct Smp {
     /// Every buffer allocation and free takes the node's one allocator lock (AIX 4.1's
     /// memory services, stacks.md §B.7); false: per-CPU caches, no shared lock (Linux slab).
     pub allocator_lock: bool,
-    /// TCP's contexts sit under one module-wide synchronisation (classic Streams' TCP module,
-    /// §B.7 "SEs protecting TCP contexts"): TCP input and output take one node-wide lock.
-    pub tcp_module_lock: bool,
 }
 
 /// The dedicated network CPU (CPU-NET, stacks.md §A.8), where a placement polls.

@@ -15,6 +15,10 @@ pub struct Org {
     /// Sends leave through a service routine run from the software interrupt (classic
     /// Streams, §B.3: `putq` from thread context raises it) rather than from the caller.
     pub tx_service: bool,
+    /// IP input and output hold one node-wide lock (with `smp.spinlocks`): classic Streams'
+    /// one stream between IP and DLPI, whose queue-level synchronisation cannot be switched
+    /// off, serialises IP (§B.3).
+    pub ip_serialised: bool,
 }
 
 /// When the receive path wakes a reader whose call is not complete.

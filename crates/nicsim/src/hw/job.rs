@@ -36,8 +36,8 @@ pub enum LockRef {
     Socket,
     /// The node's buffer allocator (`smp.allocator_lock`).
     Allocator,
-    /// The node's TCP module synchronisation (`smp.tcp_module_lock`).
-    TcpModule,
+    /// The node's IP stream synchronisation (`org.ip_serialised`).
+    Ip,
 }
 
 /// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.

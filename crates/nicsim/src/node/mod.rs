@@ -88,10 +88,10 @@ pub struct Node {
     pub stats: NodeStats,
     /// The connection-handoff NIC's state, if the node has one (`placement.rx_mode`).
     pub handoff: Option<Box<HandoffNic>>,
-    /// The buffer allocator's lock (`smp.allocator_lock`) and the TCP module's
-    /// (`smp.tcp_module_lock`): one each per node.
+    /// The buffer allocator's lock (`smp.allocator_lock`) and IP's (`org.ip_serialised`):
+    /// one each per node.
     pub(crate) alloc_lock: SpinLock,
-    pub(crate) tcp_lock: SpinLock,
+    pub(crate) ip_lock: SpinLock,
 }
 
 /// Where an outgoing frame goes: the links and the switch between the nodes.
@@ -253,7 +253,7 @@ impl Node {
             procs,
             stats: NodeStats::default(),
             alloc_lock: SpinLock::default(),
-            tcp_lock: SpinLock::default(),
+            ip_lock: SpinLock::default(),
         })
     }
 
@@ -301,9 +301,9 @@ impl Node {
             j.lock_stage(costs.skb_alloc.id, LockRef::Allocator);
             j.lock_stage(costs.skb_free.id, LockRef::Allocator);
         }
-        if smp.spinlocks && smp.tcp_module_lock {
-            j.lock_stage(costs.tx_tcp.id, LockRef::TcpModule);
-            j.lock_stage(costs.rx_tcp.id, LockRef::TcpModule);
+        if smp.spinlocks && self.cfg.org.ip_serialised {
+            j.lock_stage(costs.tx_ip.id, LockRef::Ip);
+            j.lock_stage(costs.rx_ip.id, LockRef::Ip);
         }
         j.add_or_merge(self.lock_piece(pieces), false);
         j

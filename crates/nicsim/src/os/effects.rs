@@ -19,7 +19,10 @@ impl Node {
         let now = eng.now();
         match e {
             Effect::None => {}
-            Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
+            Effect::Xmit(seg) => {
+                let p = self.threads[tid].proc;
+                self.nic_xmit(eng, wire, p, seg)
+            }
             Effect::Copied {
                 conn,
                 bytes,

@@ -31,8 +31,9 @@ pub struct SpinLock {
     /// When the holder releases it, once the holder has cut the last chunk of its critical
     /// section (until then the holder's current chunk end bounds a spin).
     release_at: Option<Time>,
-    /// The processor spinning since `spin_since` (counts a conflict once per wait).
-    spinner: Option<(usize, Time)>,
+    /// The processors spinning on it, each with when it began (a conflict counts once per
+    /// wait, however many processors wait at once).
+    spinners: Vec<(usize, Time)>,
     pub stats: LockStats,
 }
 
@@ -45,22 +46,20 @@ impl SpinLock {
             (Some(_), Some(at)) => at <= now,
             (Some(q), None) => q == p,
         };
+        let waiting = self.spinners.iter().position(|&(s, _)| s == p);
         if free {
-            if let Some((s, since)) = self.spinner.take() {
-                if s == p {
-                    self.stats.spin_ps += (now - since).0;
-                } else {
-                    self.spinner = Some((s, since));
-                }
+            if let Some(i) = waiting {
+                let (_, since) = self.spinners.swap_remove(i);
+                self.stats.spin_ps += (now - since).0;
             }
             self.holder = Some(p);
             self.release_at = None;
             self.stats.acquisitions += 1;
             return Attempt::Acquired;
         }
-        if self.spinner.map(|(s, _)| s) != Some(p) {
+        if waiting.is_none() {
             self.stats.conflicts += 1;
-            self.spinner = Some((p, now));
+            self.spinners.push((p, now));
         }
         let until = self.release_at.unwrap_or(holder_busy_until).max(now);
         Attempt::Spin { until }
@@ -121,5 +120,27 @@ mod tests {
         assert_eq!(l.stats.conflicts, 1, "one wait, one conflict");
         assert_eq!(l.stats.spin_ps, 35_000, "from 10 ns to 45 ns");
         assert_eq!(l.holder(), Some(1));
+    }
+
+    #[test]
+    fn several_spinners_each_count_one_conflict_and_their_own_wait() {
+        let mut l = SpinLock::default();
+        assert_eq!(l.try_acquire(0, T(0), T(0)), Attempt::Acquired);
+        l.release(T(50));
+        // Processors 1, 2 and 3 find it held, and try again (in turn) until its release.
+        for (p, at) in [(1, 10), (2, 20), (3, 30), (1, 40), (2, 45)] {
+            assert_eq!(
+                l.try_acquire(p, T(at), T(0)),
+                Attempt::Spin { until: T(50) }
+            );
+        }
+        assert_eq!(l.try_acquire(2, T(50), T(0)), Attempt::Acquired);
+        l.release(T(60));
+        assert_eq!(l.try_acquire(1, T(60), T(0)), Attempt::Acquired);
+        l.release(T(70));
+        assert_eq!(l.try_acquire(3, T(70), T(0)), Attempt::Acquired);
+        assert_eq!(l.stats.conflicts, 3, "one per waiting processor");
+        // 2 waited 20..50, 1 waited 10..60, 3 waited 30..70.
+        assert_eq!(l.stats.spin_ps, (30 + 50 + 40) * 1000);
     }
 }

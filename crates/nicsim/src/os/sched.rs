@@ -236,7 +236,7 @@ impl Node {
                 return Some(&mut self.conns[c].slock);
             }
             LockRef::Allocator => return Some(&mut self.alloc_lock),
-            LockRef::TcpModule => return Some(&mut self.tcp_lock),
+            LockRef::Ip => return Some(&mut self.ip_lock),
             LockRef::None | LockRef::DevQueue => {}
         }
         let dev = self

@@ -357,7 +357,7 @@ impl Node {
                         self.piece(&c.skb_alloc, 0, 1),
                         self.piece(&c.udp_tx, 0, 1).touching(Touches::Connection),
                         self.piece(&c.tx_ip, 0, 1),
-                        self.tx_dev_piece(bytes),
+                        self.tx_dev_piece(self.udp[sock].flow, bytes),
                     ],
                 )
                 .map(|j| j.with_data(data))

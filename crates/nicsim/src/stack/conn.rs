@@ -2,7 +2,7 @@
 //! timers; and a listening socket's. What the node does with them is in `socket` and
 //! `listen`.
 
-use crate::hw::frame::NodeAddr;
+use crate::hw::frame::{FlowId, NodeAddr};
 use crate::node::netdev::DevId;
 use crate::os::lock::SpinLock;
 use crate::stack::tcp::Tcp;
@@ -63,6 +63,8 @@ pub struct Conn {
     pub(crate) slock: SpinLock,
     /// Free bytes in the last buffer on its send list (`org.buffers = bsd_mbuf`).
     pub(crate) tail_room: u64,
+    /// Over the loopback interface: the flow id of the other end, on this same node.
+    pub(crate) lo_peer: Option<FlowId>,
 }
 
 impl Conn {
@@ -91,6 +93,7 @@ impl Conn {
             backlog: VecDeque::new(),
             slock: SpinLock::default(),
             tail_room: 0,
+            lo_peer: None,
         }
     }
 }

@@ -7,22 +7,34 @@ use crate::handoff::queues::Class;
 use crate::handoff::Owner;
 use crate::hw::cpu::{Ctx, Processor};
 use crate::hw::dma::Chan;
+use crate::hw::frame::FlowId;
 use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES};
 use crate::hw::nic::{FlushCause, Held, IrqDecision};
 use crate::node::netdev::DevId;
 use crate::node::{Ev, IrqKind, Node, Wire};
 use crate::placement::{Acks, Receive};
+use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
 use crate::stack::{Frame, Payload};
 use crate::units::Time;
 
 impl Node {
-    /// The driver posted a segment for transmission (or the NIC processor built an ACK), on
-    /// its connection's device.
-    pub(crate) fn nic_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, seg: Segment) {
+    /// The driver posted a segment for transmission on processor `p` (or the NIC processor
+    /// built an ACK), on its connection's device or the loopback interface.
+    pub(crate) fn nic_xmit(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        p: usize,
+        seg: Segment,
+    ) {
         let c = self
             .conn_of(seg.flow)
             .expect("a segment of an open connection");
+        if let Some(peer) = self.conns[c].lo_peer {
+            self.lo_xmit(p, c, peer, seg);
+            return;
+        }
         let d = self.conns[c].dev;
         // A SACK option (only while the receiver holds out-of-order data) lengthens the header.
         let header = self.header_bytes()
@@ -41,6 +53,19 @@ impl Node {
             return;
         }
         self.queue_tx(eng, d, f);
+    }
+
+    /// The loopback interface (Linux `loopback_xmit`, AIX `looutput`): the segment becomes the
+    /// other end's input on this processor's backlog, and the receive softirq is raised here.
+    /// No device, no DMA, no interrupt, no transmit completion: the buffer travels.
+    fn lo_xmit(&mut self, p: usize, c: ConnId, peer: FlowId, seg: Segment) {
+        let addr = self.devs[self.conns[c].dev].addr;
+        let header = self.header_bytes() + seg.sack_option_bytes();
+        let f = Frame::tcp(Segment { flow: peer, ..seg }, header, addr, addr);
+        self.stats.payload_tx_bytes += seg.len as u64;
+        self.conns[c].tx_payload_bytes += seg.len as u64;
+        self.sq[p].backlog.push_back(f);
+        self.raise_softirq_local(p);
     }
 
     /// A frame for device `d`'s transmit ring, or its qdisc while the ring is full.

@@ -4,7 +4,8 @@
 
 use crate::config::{DeviceIrqs, Ksoftirqd};
 use crate::engine::Engine;
-use crate::hw::cpu::{Job, JobData, LockRef, Piece, Then, Touches};
+use crate::hw::cpu::{Job, LockRef, Piece, Then, Touches};
+use crate::hw::frame::FlowId;
 use crate::node::effect::Effect;
 use crate::node::{Ev, Node, Wire};
 use crate::placement::{Acks, Receive};
@@ -91,15 +92,22 @@ impl Node {
         }
         {
             let frame = match self.roles.receive {
-                Receive::NapiPoll => match &mut self.devs[..] {
-                    [dev] if dev.protocol == p => dev.nic.take_rx(),
-                    _ => self.poll_devices(p),
+                // Loopback input waits on this CPU's backlog (netif_rx), before the devices.
+                Receive::NapiPoll => match self.sq[p].backlog.pop_front() {
+                    Some(f) => Some(f),
+                    None => match &mut self.devs[..] {
+                        [dev] if dev.protocol == p => dev.nic.take_rx(),
+                        _ => self.poll_devices(p),
+                    },
                 },
                 Receive::NetifRx | Receive::RingAccumulate => self.sq[p].backlog.pop_front(),
             };
             if let Some(mut f) = frame {
+                // A frame this node sent itself came over loopback: no ring, no new buffer
+                // (the sender's travels), no GRO; its interface's work was priced at the send.
+                let lo = f.hdr.src == f.hdr.dst;
                 // GRO (NAPI only): the frames behind it that continue its flow join it.
-                let gro = self.cfg.nic.gro && self.roles.receive == Receive::NapiPoll;
+                let gro = !lo && self.cfg.nic.gro && self.roles.receive == Receive::NapiPoll;
                 let merged = if gro { self.gro(p, &mut f) } else { 0 };
                 self.sq[p].budget_used += 1 + merged;
                 let frames = 1 + merged;
@@ -108,16 +116,18 @@ impl Node {
                     Payload::Tcp(s) => s.seq,
                     _ => 0,
                 };
-                let data = JobData {
-                    ring_slot: self.mem.take_rx_slot(frames),
-                    ..Node::data(f.hdr.flow, seq, bytes)
+                let mut data = Node::data(f.hdr.flow, seq, bytes);
+                let mut pieces = if lo {
+                    vec![self.piece(&c.rx_ip, bytes, 1)]
+                } else {
+                    data.ring_slot = self.mem.take_rx_slot(frames);
+                    vec![
+                        self.piece(&c.rx_poll, bytes, frames)
+                            .touching(Touches::Ring),
+                        self.piece(&c.skb_alloc, 0, frames),
+                        self.piece(&c.rx_ip, bytes, 1).touching(Touches::Ring),
+                    ]
                 };
-                let mut pieces = vec![
-                    self.piece(&c.rx_poll, bytes, frames)
-                        .touching(Touches::Ring),
-                    self.piece(&c.skb_alloc, 0, frames),
-                    self.piece(&c.rx_ip, bytes, 1).touching(Touches::Ring),
-                ];
                 if gro {
                     // Every frame passes GRO; the merged ones' skb heads are freed.
                     pieces.push(self.piece(&c.gro_receive, 0, frames));
@@ -282,9 +292,16 @@ impl Node {
     }
 
     /// `dev_queue_xmit` and the driver's transmit routine for a frame of `bytes` of payload
-    /// (a driver that copies frames pays per byte), under the device's queue lock when
-    /// spinlocks are modelled.
-    pub(crate) fn tx_dev_piece(&self, bytes: u64) -> Piece {
+    /// of `flow` (a driver that copies frames pays per byte), under the device's queue lock
+    /// when spinlocks are modelled; over loopback, its transmit routine, which takes none.
+    pub(crate) fn tx_dev_piece(&self, flow: FlowId, bytes: u64) -> Piece {
+        let lo = self
+            .flows
+            .get(flow)
+            .is_some_and(|c| self.conns[c].lo_peer.is_some());
+        if lo {
+            return self.piece(&self.cfg.costs.lo_xmit, bytes, 1);
+        }
         let p = self.piece(&self.cfg.costs.tx_dev, bytes, 1);
         if self.cfg.smp.spinlocks {
             p.locking(LockRef::DevQueue)
@@ -304,7 +321,7 @@ impl Node {
             v.push(self.piece(&c.skb_alloc, 0, self.cfg.org.segment_buffers));
         }
         if !(self.roles.acks == Acks::NicLocal && seg.is_pure_ack()) {
-            v.push(self.tx_dev_piece(seg.len as u64));
+            v.push(self.tx_dev_piece(seg.flow, seg.len as u64));
         }
         v
     }
@@ -318,7 +335,7 @@ impl Node {
     ) {
         match e {
             Effect::None => {}
-            Effect::Xmit(seg) => self.nic_xmit(eng, wire, seg),
+            Effect::Xmit(seg) => self.nic_xmit(eng, wire, p, seg),
             Effect::Wake(tid) => self.wake(eng, wire, p, tid),
             Effect::Timer(conn, k) => self.fire_timer(eng, p, conn, k),
             Effect::Reclaim { dev, frames } => self.reclaim(eng, p, dev, frames),

@@ -204,14 +204,14 @@ pub const LOCK_COUNTERS: &[Counter] = &[
     c("locks.allocator.spin_us", Unit::Micros, |n| {
         n.alloc_lock.stats.spin_ps as f64
     }),
-    c("locks.tcp_module.acquisitions", Unit::Count, |n| {
-        n.tcp_lock.stats.acquisitions as f64
+    c("locks.ip.acquisitions", Unit::Count, |n| {
+        n.ip_lock.stats.acquisitions as f64
     }),
-    c("locks.tcp_module.conflicts", Unit::Count, |n| {
-        n.tcp_lock.stats.conflicts as f64
+    c("locks.ip.conflicts", Unit::Count, |n| {
+        n.ip_lock.stats.conflicts as f64
     }),
-    c("locks.tcp_module.spin_us", Unit::Micros, |n| {
-        n.tcp_lock.stats.spin_ps as f64
+    c("locks.ip.spin_us", Unit::Micros, |n| {
+        n.ip_lock.stats.spin_ps as f64
     }),
 ];
 

@@ -230,8 +230,12 @@ impl Workload for Netperf {
         self.by_thread = vec![Vec::new(); w.nodes.len()];
         let mut rng = Rng::new(self.seed);
         let spread = self.p.start_spread_ps.0 as f64;
+        let lo = w.cfg.topology.loopback;
+        if lo && (crr || udp) {
+            return Err("topology.loopback: over loopback only TCP_STREAM and TCP_RR run (no UDP or connection setup on the loopback interface yet)".into());
+        }
         for i in 0..n {
-            let client = i % clients;
+            let client = if lo { server } else { i % clients };
             // CRR opens its connections as it goes.
             let (client_conn, server_conn) = if crr {
                 (0, 0)
