@@ -66,6 +66,10 @@ INDIRECT = {
     "placement.sender": (TWO, "onload", "placements.0.name", "onload"),
     # More clients need the switch, and add one placement per client.
     "topology.clients": ({"switch.present": True}, 2, "topology.clients", 2),
+    # Without local flow control the transmit queue must be bounded.
+    "tx.local_flow_control": ({"tx.queue_frames": 50}, False, "tx.local_flow_control", False),
+    # A flood runs beside netperf's TCP_STREAM.
+    "workload.netperf.udp_flood_flows": ({"workload.kind": "netperf"}, 2, "workload.netperf.udp_flood_flows", 2),
     # Only netperf's TCP tests run over loopback.
     "topology.loopback": ({"workload.kind": "netperf"}, True, "topology.loopback", True),
     "tx.model": ({"nic_cpu.present": True, "placement.preset": "offload"}, "toe", "placements.1.tx_output", "protocol"),

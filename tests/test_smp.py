@@ -104,3 +104,20 @@ def test_over_loopback_one_host_runs_both_ends_with_no_device_and_conserves_byte
 def test_loopback_refuses_what_it_does_not_carry():
     with pytest.raises(ConfigError, match="topology.loopback"):
         api.run("roca1996-smp", {"workload.netperf.test": "udp_stream", "workload.netperf.msg_bytes": "1 KiB"})
+
+
+def test_one_sweep_over_cpus_and_organisations_reports_throughput_speedup_and_locks(sweep_report):
+    import pandas as pd
+
+    rep = sweep_report("roca1996-smp", "--benchmark", "netperf", "--grid", "org.name=bsd,streams-demux",
+                       "--grid", "cpu.count=1,4", "--set", "workload.netperf.connections=8",
+                       "--set", "workload.netperf.duration_ps=200ms", "--set", "workload.netperf.warmup_ps=50ms")
+    t = pd.read_csv(rep / "smp.csv")
+    assert len(t) == 4 and (rep / "smp.png").stat().st_size > 0 and "fig-smp" in (rep / "report.html").read_text()
+    assert (t[t.cpus == 1].speedup == 1.0).all()
+    four = t[t.cpus == 4]
+    assert (four.speedup > 1.5).all()
+    # The demultiplexed stack's many small buffers make its allocator lock the more contended.
+    at = lambda org: four[four["org.name"] == org].iloc[0]
+    assert at("streams-demux")["lock.allocator.spin_us"] > at("bsd")["lock.allocator.spin_us"]
+    assert set(four.top_lock) == {"allocator"}

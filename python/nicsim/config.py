@@ -341,6 +341,12 @@ def _check(v: dict) -> None:
         for role in ("comm_thread", "app"):
             if t[role] == "nic_cpu":
                 raise ConfigError(f"{where}.{role} = nic_cpu: threads cannot run on the NIC processor, which runs only protocol work; choose {', '.join(p for p in have if p != 'nic_cpu')}")
+    if not v["tx.local_flow_control"] and v["tx.queue_frames"] == 0:
+        raise ConfigError("tx.local_flow_control = false needs a bounded transmit queue: set tx.queue_frames (e.g. 50, BSD's ifq) so that what a sender that never sleeps sends can be dropped")
+    if v["workload.netperf.udp_flood_flows"] and (v["workload.kind"] != "netperf" or v["workload.netperf.test"] != "tcp_stream" or v["topology.loopback"]):
+        raise ConfigError("workload.netperf.udp_flood_flows: a UDP flood runs beside netperf's tcp_stream between hosts "
+                          f"(workload.kind = {v['workload.kind']}, workload.netperf.test = {v['workload.netperf.test']}, "
+                          f"topology.loopback = {str(v['topology.loopback']).lower()})")
     if v["topology.loopback"] and (v["workload.kind"] != "netperf" or v["workload.netperf.test"] not in ("tcp_stream", "tcp_rr")):
         raise ConfigError(f"topology.loopback = true: only netperf's tcp_stream and tcp_rr run over loopback (workload.kind = "
                           f"{v['workload.kind']}, workload.netperf.test = {v['workload.netperf.test']}); set topology.loopback = false")

@@ -198,6 +198,13 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
     print(f"aggregate {n['aggregate'][rate_key]:,.1f} {unit}{sent}; Jain's fairness {n['fairness_jain']:.4f}")
     per = [c[rate_key] for c in n["per_connection"]]
     print(f"per connection: min {min(per):,.1f}, max {max(per):,.1f} {unit}")
+    if "sender_dropped_mbps" in n["per_connection"][0]:
+        lost = sum(c["sender_dropped_mbps"] for c in n["per_connection"])
+        print(f"dropped at the clients' full transmit queues: {lost:,.2f} Mbps of the connections' segments")
+    for f in n.get("udp_flood", {}).get("per_flow", []):
+        print(f"UDP flood flow {f['flow']} ({f['msg_bytes']} B datagrams from {f['client']}): sent {f['sent_mbps']:,.2f} Mbps, "
+              f"received {f['received_mbps']:,.2f}, dropped at the sender {f['sender_dropped_mbps']:,.2f}; "
+              f"{f['socket_drops_run']:,} datagrams dropped at the receiving socket in the run")
     stalled = sum(1 for v in per if v == 0)
     if stalled and n["test"] == "TCP_CRR":
         print(f"{stalled} connection(s) made no progress in the window (in the run the server dropped "

@@ -12,7 +12,7 @@ Figures, each drawn only when the store holds what it needs:
 * Hpcbench throughput against γ, and δb against γ with the original LAWS curve
   (`nicsim.analytic.laws.laws_prediction`) when the store holds a γ sweep with base points;
 * stack organisations: throughput and round trip against TSDU size when `org.name` is swept
-  (`orgs_report.py`).
+  (`orgs_report.py`), and stacks on SMP when `cpu.count` is swept (`smp_report.py`).
 
 A placement has the same colour and name in every figure (`nicsim.plot.COLOURS`); the other
 swept keys of a curve set its line style.
@@ -34,6 +34,7 @@ import pandas as pd
 from ..config import CATEGORIES
 from ..plot import COLOURS, colour, plt  # plt is matplotlib.pyplot on the Agg backend
 from .orgs_report import fig_orgs, orgs_table
+from .smp_report import fig_smp, smp_table
 from .store import Store
 
 # Category colours, chosen apart from the placement colours so the two never read alike.
@@ -552,6 +553,8 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
                       livelock_table(df, params, results), fig_livelock)
     figure_with_table("orgs", "Stack organisations: bulk throughput and echo round trip against TSDU size, a curve per organisation (docs/stacks.md; `orgs.csv`).",
                       orgs_table(df, params, results), fig_orgs)
+    figure_with_table("smp", "Stacks on SMP: throughput and speedup over one CPU against the CPU count, a curve per organisation and TSDU, and the server's locks at the most CPUs by spin time (stacks.md §B.7; `smp.csv` ranks every lock per point).",
+                      smp_table(df, params, results), fig_smp)
     htable = handoff_table(df, params, results)
     figure_with_table("handoff", "Connection handoff: requests per second and NIC idle against the NIC's connection limit, a curve per other swept setting (handoff.md §11).",
                       htable, fig_handoff)

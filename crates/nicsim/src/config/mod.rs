@@ -45,6 +45,7 @@ pub struct Config {
     pub cpu_net: CpuNet,
     pub smp: Smp,
     pub rx: RxPath,
+    pub tx: TxQueue,
     pub org: Org,
     /// One resolved placement per node: the clients first (they send in streaming runs),
     /// then the server.
@@ -292,6 +293,19 @@ pub struct Smp {
     /// Every buffer allocation and free takes the node's one allocator lock (AIX 4.1's
     /// memory services, stacks.md §B.7); false: per-CPU caches, no shared lock (Linux slab).
     pub allocator_lock: bool,
+}
+
+/// A device's transmit queue (the qdisc, BSD's ifq) behind its ring, and what a full one
+/// does to a sender (stacks.md §B.8's local flow control).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TxQueue {
+    /// Frames the queue holds while the ring is full; 0: no limit.
+    pub queue_frames: u32,
+    /// A full queue blocks the sender (UDP senders sleep, TCP's window-bounded output waits
+    /// in it) rather than dropping what it sends; without it a UDP datagram is not charged
+    /// to its socket, so its sender never sleeps.
+    pub local_flow_control: bool,
 }
 
 /// The dedicated network CPU (CPU-NET, stacks.md §A.8), where a placement polls.

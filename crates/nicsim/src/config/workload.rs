@@ -86,6 +86,10 @@ pub struct Netperf {
     pub nodelay: bool,
     pub server_threads: ServerThreads,
     pub client_threads: ClientThreads,
+    /// UDP_STREAM flows of `udp_flood_bytes` datagrams alongside TCP_STREAM's connections
+    /// (stacks.md §B.8's flood).
+    pub udp_flood_flows: u32,
+    pub udp_flood_bytes: u64,
 }
 
 /// Where the netperf clients run.

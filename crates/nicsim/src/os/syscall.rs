@@ -343,7 +343,7 @@ impl Node {
             }
             // A datagram goes down the whole stack in the calling thread (a TOE runs TCP only).
             Op::SendTo { sock, bytes } => {
-                if !self.udp[sock].can_send() {
+                if !self.udp_may_send(sock) {
                     self.block(tid, sock, Wait::SendBuffer);
                     return None;
                 }

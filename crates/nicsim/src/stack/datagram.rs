@@ -31,16 +31,27 @@ impl Node {
         self.udp_flows.get(flow)
     }
 
-    /// A datagram's frame to the driver, with its socket charged until it is reclaimed.
+    /// A datagram's frame to the driver, with its socket charged until it is reclaimed (with
+    /// local flow control; without it, BSD's: the datagram leaves the socket at once).
     pub(crate) fn udp_xmit(&mut self, eng: &mut Engine<Ev>, u: UdpId, len: u64) {
+        let charged = self.cfg.tx.local_flow_control;
         let s = &mut self.udp[u];
-        s.sent(len);
+        s.sent(len, charged);
         let d = s.dev;
         let dev = &mut self.devs[d];
         let f = Frame::udp(s.flow, len, dev.addr, s.peer);
         self.stats.payload_tx_bytes += len;
-        dev.udp_unreclaimed.push_back((dev.tx_queued, u, len));
+        if charged {
+            dev.udp_unreclaimed.push_back((dev.tx_queued, u, len));
+        }
         self.queue_tx(eng, d, f);
+    }
+
+    /// Whether UDP socket `u` may send now: room in its send buffer and, with local flow
+    /// control, in its device's transmit queue.
+    pub(crate) fn udp_may_send(&self, u: UdpId) -> bool {
+        let s = &self.udp[u];
+        s.can_send() && !(self.cfg.tx.local_flow_control && self.tx_queue_full(s.dev))
     }
 
     /// `n` more transmitted frames were reclaimed: their datagrams' send buffer is free, and
@@ -51,10 +62,13 @@ impl Node {
                 break;
             }
             self.devs[d].udp_unreclaimed.pop_front();
-            if self.udp[u].reclaimed(len) {
-                if let Some(t) = self.udp[u].writer.take() {
-                    self.unblock(p, t);
-                }
+            self.udp[u].reclaimed(len);
+        }
+        // Senders asleep on a full buffer or queue go on once they may.
+        for u in 0..self.udp.len() {
+            if self.udp[u].dev == d && self.udp[u].writer.is_some() && self.udp_may_send(u) {
+                let t = self.udp[u].writer.take().expect("a sleeping sender");
+                self.unblock(p, t);
             }
         }
     }

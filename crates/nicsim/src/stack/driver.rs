@@ -68,8 +68,20 @@ impl Node {
         self.raise_softirq_local(p);
     }
 
-    /// A frame for device `d`'s transmit ring, or its qdisc while the ring is full.
+    /// Whether device `d`'s transmit queue is at its limit (`tx.queue_frames`).
+    pub(crate) fn tx_queue_full(&self, d: DevId) -> bool {
+        let limit = self.cfg.tx.queue_frames as usize;
+        limit > 0 && self.devs[d].qdisc.len() >= limit
+    }
+
+    /// A frame for device `d`'s transmit ring, or its qdisc while the ring is full. Without
+    /// local flow control, a full qdisc drops it (counted against its flow); with it, the
+    /// senders wait instead (UDP's in `Op::SendTo`), so it always goes in.
     pub(crate) fn queue_tx(&mut self, eng: &mut Engine<Ev>, d: DevId, f: Frame) {
+        if !self.cfg.tx.local_flow_control && self.tx_queue_full(d) {
+            self.stats.count_tx_drop(&f.hdr);
+            return;
+        }
         let dev = &mut self.devs[d];
         dev.tx_queued += 1;
         if dev.nic.tx_used >= dev.nic.p.tx_ring_entries {

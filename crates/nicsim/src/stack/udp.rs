@@ -5,8 +5,8 @@
 //! (`sock_queue_rcv_skb`: `rmem + truesize >= rcvbuf`). Buffers are charged by truesize as
 //! TCP's are (`tcp.skb_overhead_bytes`, `tcp.charge_truesize`).
 //!
-//! Not modelled: IP fragmentation (a datagram fits one frame), UDP-Lite, corking, and the
-//! qdisc's own limit (the send buffer bounds what a socket can queue). State only; the node's
+//! Without local flow control (`tx.local_flow_control`, BSD's UDP) a datagram is not charged
+//! at all. Not modelled: IP fragmentation (a datagram fits one frame), UDP-Lite, corking. State only; the node's
 //! glue (output, reclaim, input) is in `datagram`.
 
 use crate::hw::frame::{FlowId, NodeAddr};
@@ -81,17 +81,18 @@ impl UdpSock {
         self.wmem < self.sndbuf
     }
 
-    /// A datagram of `len` bytes left for the driver.
-    pub fn sent(&mut self, len: u64) {
-        self.wmem += self.truesize(len);
+    /// A datagram of `len` bytes left for the driver, charged to the send buffer until it is
+    /// reclaimed, or (`charged` false: BSD) not at all.
+    pub fn sent(&mut self, len: u64, charged: bool) {
+        if charged {
+            self.wmem += self.truesize(len);
+        }
         self.tx_payload_bytes += len;
     }
 
-    /// The driver reclaimed a datagram of `len` bytes; returns whether a sleeping sender
-    /// may go on.
-    pub fn reclaimed(&mut self, len: u64) -> bool {
+    /// The driver reclaimed a charged datagram of `len` bytes.
+    pub fn reclaimed(&mut self, len: u64) {
         self.wmem -= self.truesize(len);
-        self.can_send()
     }
 
     /// A datagram of `len` bytes arrived: queued (true) or dropped on a full buffer.
@@ -161,11 +162,15 @@ mod tests {
     #[test]
     fn a_sender_may_allocate_while_its_buffer_is_below_the_limit() {
         let mut s = UdpSock::new(1, 0, 10_000, 0, 0);
-        s.sent(6000);
+        s.sent(6000, true);
         assert!(s.can_send());
-        s.sent(6000);
+        s.sent(6000, true);
         assert!(!s.can_send(), "12,000 charged against 10,000");
-        assert!(s.reclaimed(6000));
-        assert_eq!(s.tx_payload_bytes, 12_000);
+        s.reclaimed(6000);
+        assert!(s.can_send());
+        // Without local flow control a datagram is never charged: the sender never sleeps.
+        s.sent(60_000, false);
+        assert!(s.can_send());
+        assert_eq!(s.tx_payload_bytes, 72_000);
     }
 }

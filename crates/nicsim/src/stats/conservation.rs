@@ -129,12 +129,9 @@ impl World {
                 sent += self.nodes[src].flow_bytes(f).0;
                 delivered += b.flow_bytes(f).1;
             }
-            dropped += b
-                .stats
-                .dropped_by_flow
-                .get(f as usize)
-                .copied()
-                .unwrap_or(0);
+            let at = |v: &Vec<u64>| v.get(f as usize).copied().unwrap_or(0);
+            // Dropped at the receiver's way in, and at the sender's full transmit queue.
+            dropped += at(&b.stats.dropped_by_flow) + at(&self.nodes[src].stats.tx_dropped_by_flow);
         }
         dropped += self
             .fabric

@@ -33,15 +33,29 @@ pub struct NodeStats {
     pub listen_drops: u64,
     /// Payload dropped on the way in (ring, backlog, no socket), by flow id.
     pub dropped_by_flow: Vec<u64>,
+    /// Payload this node dropped on the way out, at a full transmit queue, by flow id.
+    pub tx_dropped_by_flow: Vec<u64>,
+    /// Frames dropped at a full transmit queue.
+    pub tx_queue_drops: u64,
 }
 
 impl NodeStats {
     /// A frame addressed here was dropped: its payload is charged to its flow.
     pub fn count_drop(&mut self, h: &FrameHeader) {
-        let f = h.flow as usize;
-        if self.dropped_by_flow.len() <= f {
-            self.dropped_by_flow.resize(f + 1, 0);
-        }
-        self.dropped_by_flow[f] += h.payload_bytes();
+        charge(&mut self.dropped_by_flow, h);
     }
+
+    /// A frame this node sent was dropped at its full transmit queue.
+    pub fn count_tx_drop(&mut self, h: &FrameHeader) {
+        self.tx_queue_drops += 1;
+        charge(&mut self.tx_dropped_by_flow, h);
+    }
+}
+
+fn charge(by_flow: &mut Vec<u64>, h: &FrameHeader) {
+    let f = h.flow as usize;
+    if by_flow.len() <= f {
+        by_flow.resize(f + 1, 0);
+    }
+    by_flow[f] += h.payload_bytes();
 }

@@ -1,5 +1,6 @@
 //! UDP sockets through the whole system: netperf UDP_STREAM, socket-buffer drops, the
-//! sender's own buffer as its only flow control, conservation per flow.
+//! sender's own buffer as its only flow control, conservation per flow; a UDP flood beside
+//! TCP with and without local flow control.
 
 use super::*;
 use nicsim::config::NetperfTest;
@@ -74,5 +75,79 @@ fn a_datagram_larger_than_a_frame_is_refused_in_one_line() {
     assert!(
         e.contains("workload.netperf.msg_bytes = 9000") && e.contains("8972"),
         "{e}"
+    );
+}
+
+/// TCP_STREAM with one UDP flood flow beside it on a 100 Mb/s link, whose transmit queue holds
+/// 50 frames behind the ring.
+fn flood(local_flow_control: bool) -> Config {
+    let mut c = netperf(NetperfTest::TcpStream, 1, 1);
+    c.workload.netperf.duration_ps = Duration(100 * MS);
+    c.workload.netperf.warmup_ps = Duration(20 * MS);
+    c.workload.netperf.udp_flood_flows = 1;
+    c.workload.netperf.udp_flood_bytes = 1024;
+    c.link.rate_bps = nicsim::units::BitRate(100_000_000);
+    c.tx.queue_frames = 50;
+    c.tx.local_flow_control = local_flow_control;
+    c
+}
+
+/// Every flow of the run (the TCP connection and the flood) conserves its bytes both ways;
+/// returns what the client dropped at its transmit queue, by flow.
+fn each_flow_conserves(w: &World) -> Vec<u64> {
+    let flows = [w.nodes[0].conns[0].tcp.flow, w.nodes[0].udp[0].flow];
+    for f in flows {
+        for (a, b) in [(0, 1), (1, 0)] {
+            let k = w.conservation(a, b, Some(f));
+            assert!(k.holds(), "flow {f} node{a}→node{b}: {k:?}");
+        }
+    }
+    let dropped = &w.nodes[0].stats.tx_dropped_by_flow;
+    flows
+        .iter()
+        .map(|&f| dropped.get(f as usize).copied().unwrap_or(0))
+        .collect()
+}
+
+#[test]
+fn with_local_flow_control_the_flood_sleeps_and_nothing_drops_at_the_sender() {
+    let (w, v) = drive(&flood(true));
+    assert_eq!(each_flow_conserves(&w), vec![0, 0]);
+    assert_eq!(w.nodes[0].stats.tx_queue_drops, 0);
+    let f = &v["netperf"]["udp_flood"];
+    assert!(f["received_mbps"].as_f64().unwrap() > 10.0, "{f}");
+    assert_eq!(f["sender_dropped_mbps"].as_f64().unwrap(), 0.0);
+    // The queue never holds more than its limit and one datagram per sleeping sender.
+    assert!(
+        v["netperf"]["aggregate"]["throughput_mbps"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+}
+
+#[test]
+fn without_it_a_full_queue_drops_at_the_sender_and_counts_every_byte() {
+    let (w, v) = drive(&flood(false));
+    let dropped = each_flow_conserves(&w);
+    assert!(dropped[1] > 0, "the flood overflows its queue: {dropped:?}");
+    let f = &v["netperf"]["udp_flood"];
+    let sent = f["sent_mbps"].as_f64().unwrap();
+    let lost = f["sender_dropped_mbps"].as_f64().unwrap();
+    assert!(
+        lost > 0.0 && sent > f["received_mbps"].as_f64().unwrap() + lost * 0.9,
+        "{f}"
+    );
+    // The sender never sleeps: it sends faster than the link carries.
+    assert!(sent > 100.0, "{f}");
+    let tcp_fc = drive(&flood(true)).1["netperf"]["aggregate"]["throughput_mbps"]
+        .as_f64()
+        .unwrap();
+    let tcp = v["netperf"]["aggregate"]["throughput_mbps"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        tcp < tcp_fc,
+        "TCP loses segments at the full queue: {tcp} against {tcp_fc}"
     );
 }

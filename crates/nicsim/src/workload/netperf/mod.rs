@@ -17,23 +17,27 @@
 //! connect() to the return of close().
 
 mod crr;
+mod report;
 
 use super::{Flow, Measured, When, Workload};
 use crate::config::{ClientThreads, Config, Netperf as Params, NetperfTest, ServerThreads};
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
-use crate::report::window_json;
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UDP_IP_HEADER_BYTES;
 use crate::stats::Window;
 use crate::system::World;
 use crate::units::Time;
 use crr::{ClientStep, ServerStep};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-/// One netperf instance: a connection and the thread at each end.
+/// One netperf instance: a connection (or a UDP flow) and the thread at each end.
 #[derive(Clone, Debug)]
 struct Instance {
+    /// A UDP_STREAM flow: the test's own, or a flood beside TCP_STREAM's connections.
+    udp: bool,
+    /// What each send carries.
+    msg_bytes: u64,
     client: usize,
     client_thread: usize,
     client_conn: ConnId,
@@ -51,9 +55,11 @@ struct Instance {
     /// Transactions completed (RR), and at the window's start.
     transactions: u64,
     transactions_at_start: u64,
-    /// Payload the server has read (STREAM) and the client sent (UDP) at the window's start.
+    /// Payload the server has read (STREAM) and the client sent (UDP) at the window's start,
+    /// and the client dropped at its full transmit queue.
     read_at_start: u64,
     sent_at_start: u64,
+    tx_dropped_at_start: u64,
 }
 
 pub struct Netperf {
@@ -105,8 +111,8 @@ impl Netperf {
             return self.connect(w, i);
         }
         let s = &mut self.inst[i];
-        let bytes = self.p.msg_bytes;
-        if self.p.test == NetperfTest::UdpStream {
+        let bytes = s.msg_bytes;
+        if s.udp {
             let server = w.server();
             w.start_op(
                 s.client,
@@ -139,18 +145,29 @@ impl Netperf {
     /// Payload the server has read on instance `i`'s connection.
     fn read(&self, w: &World, s: &Instance) -> u64 {
         let server = &w.nodes[w.server()];
-        match self.p.test {
-            NetperfTest::UdpStream => server.udp[s.server_conn].bytes_read,
-            _ => server.conns[s.server_conn].bytes_read,
+        match s.udp {
+            true => server.udp[s.server_conn].bytes_read,
+            false => server.conns[s.server_conn].bytes_read,
         }
     }
 
     /// Payload the client has handed to its driver (UDP_STREAM).
     fn sent(&self, w: &World, s: &Instance) -> u64 {
-        match self.p.test {
-            NetperfTest::UdpStream => w.nodes[s.client].udp[s.client_conn].tx_payload_bytes,
-            _ => 0,
+        match s.udp {
+            true => w.nodes[s.client].udp[s.client_conn].tx_payload_bytes,
+            false => 0,
         }
+    }
+
+    /// Payload of instance `s`'s flow its client dropped at a full transmit queue.
+    fn tx_dropped(&self, w: &World, s: &Instance) -> u64 {
+        let client = &w.nodes[s.client];
+        let flow = match s.udp {
+            true => client.udp[s.client_conn].flow,
+            false => client.conns[s.client_conn].tcp.flow,
+        };
+        let by_flow = &client.stats.tx_dropped_by_flow;
+        by_flow.get(flow as usize).copied().unwrap_or(0)
     }
 
     fn test_name(&self) -> &'static str {
@@ -221,11 +238,24 @@ impl Workload for Netperf {
             w.listen(server, self.p.backlog, self.p.nodelay);
         }
         let max = w.cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES;
-        if udp && !(1..=max).contains(&self.p.msg_bytes) {
-            return Err(format!(
-                "workload.netperf.msg_bytes = {}: a UDP datagram must fit one frame, 1 to {max} bytes at nic.mtu_bytes = {} (IP fragmentation is not modelled)",
-                self.p.msg_bytes, w.cfg.nic.mtu_bytes
-            ));
+        let fits = |key: &str, bytes: u64| {
+            match (1..=max).contains(&bytes) {
+            true => Ok(()),
+            false => Err(format!(
+                "{key} = {bytes}: a UDP datagram must fit one frame, 1 to {max} bytes at nic.mtu_bytes = {} (IP fragmentation is not modelled)",
+                w.cfg.nic.mtu_bytes
+            )),
+        }
+        };
+        if udp {
+            fits("workload.netperf.msg_bytes", self.p.msg_bytes)?;
+        }
+        let floods = self.p.udp_flood_flows as usize;
+        if floods > 0 {
+            if self.p.test != NetperfTest::TcpStream || w.cfg.topology.loopback {
+                return Err("workload.netperf.udp_flood_flows: a flood runs beside TCP_STREAM between hosts (workload.netperf.test = tcp_stream, topology.loopback = false)".into());
+            }
+            fits("workload.netperf.udp_flood_bytes", self.p.udp_flood_bytes)?;
         }
         self.by_thread = vec![Vec::new(); w.nodes.len()];
         let mut rng = Rng::new(self.seed);
@@ -234,8 +264,12 @@ impl Workload for Netperf {
         if lo && (crr || udp) {
             return Err("topology.loopback: over loopback only TCP_STREAM and TCP_RR run (no UDP or connection setup on the loopback interface yet)".into());
         }
-        for i in 0..n {
+        for i in 0..n + floods {
             let client = if lo { server } else { i % clients };
+            let (udp, msg_bytes) = match i < n {
+                true => (udp, self.p.msg_bytes),
+                false => (true, self.p.udp_flood_bytes),
+            };
             // CRR opens its connections as it goes.
             let (client_conn, server_conn) = if crr {
                 (0, 0)
@@ -260,6 +294,8 @@ impl Workload for Netperf {
             let offset_ps = (rng.uniform_open0() * spread) as u64;
             let start = Time(offset_ps.min(self.p.start_spread_ps.0.saturating_sub(1)));
             self.inst.push(Instance {
+                udp,
+                msg_bytes,
                 client,
                 client_thread,
                 client_conn,
@@ -275,10 +311,11 @@ impl Workload for Netperf {
                 transactions_at_start: 0,
                 read_at_start: 0,
                 sent_at_start: 0,
+                tx_dropped_at_start: 0,
             });
         }
         // Started latest-first from the back of the list.
-        self.pending = (0..n).collect();
+        self.pending = (0..n + floods).collect();
         self.pending
             .sort_by_key(|&i| std::cmp::Reverse((self.inst[i].start, i)));
         Ok(())
@@ -303,10 +340,13 @@ impl Workload for Netperf {
         if self.win.before.is_none() {
             self.win.open(w);
             for k in 0..self.inst.len() {
-                let (read, sent) = (self.read(w, &self.inst[k]), self.sent(w, &self.inst[k]));
+                let s = &self.inst[k];
+                let (read, sent, dropped) =
+                    (self.read(w, s), self.sent(w, s), self.tx_dropped(w, s));
                 let s = &mut self.inst[k];
                 s.read_at_start = read;
                 s.sent_at_start = sent;
+                s.tx_dropped_at_start = dropped;
                 s.transactions_at_start = s.transactions;
             }
             return Ok(Flow::Continue);
@@ -325,14 +365,14 @@ impl Workload for Netperf {
             self.crr_step(w, i, server_side)?;
             return Ok(Flow::Continue);
         }
-        if self.p.test == NetperfTest::UdpStream {
+        if self.inst[i].udp {
             let s = &self.inst[i];
-            let op = if node == server {
+            let op = if node == server && tid == s.server_thread {
                 Op::RecvFrom {
                     sock: s.server_conn,
                 }
             } else {
-                let bytes = self.p.msg_bytes;
+                let bytes = s.msg_bytes;
                 Op::SendTo {
                     sock: s.client_conn,
                     bytes,
@@ -382,89 +422,7 @@ impl Workload for Netperf {
     }
 
     fn report(&self, w: &World) -> Value {
-        let Some(window) = &self.result else {
-            return json!({});
-        };
-        let secs = window.seconds();
-        let rr = matches!(self.p.test, NetperfTest::TcpRr | NetperfTest::TcpCrr);
-        let udp = self.p.test == NetperfTest::UdpStream;
-        let mbps = |bytes: u64| bytes as f64 * 8.0 / secs / 1e6;
-        let per: Vec<f64> = self
-            .inst
-            .iter()
-            .map(|s| {
-                if rr {
-                    (s.transactions - s.transactions_at_start) as f64 / secs
-                } else {
-                    mbps(self.read(w, s) - s.read_at_start)
-                }
-            })
-            .collect();
-        let rate_key = if rr {
-            "transactions_per_s"
-        } else {
-            "throughput_mbps"
-        };
-        let total: f64 = per.iter().sum();
-        let per_connection: Vec<Value> = self
-            .inst
-            .iter()
-            .zip(&per)
-            .enumerate()
-            .map(|(i, (s, v))| {
-                let mut o =
-                    json!({"connection": i, "client": format!("node{}", s.client), rate_key: v});
-                if udp {
-                    o["sent_mbps"] = mbps(self.sent(w, s) - s.sent_at_start).into();
-                    let sock = &w.nodes[w.server()].udp[s.server_conn];
-                    o["socket_drops"] = sock.dropped_datagrams.into();
-                }
-                o
-            })
-            .collect();
-        let mut aggregate = json!({rate_key: total});
-        if udp {
-            let sent: u64 = self
-                .inst
-                .iter()
-                .map(|s| self.sent(w, s) - s.sent_at_start)
-                .sum();
-            aggregate["sent_mbps"] = mbps(sent).into();
-        }
-        let mut lat = self.latencies_ps.clone();
-        lat.sort_unstable();
-        let us = |q: f64| percentile(&lat, q).map(|ps| ps as f64 * 1e-6);
-        let latency = if rr {
-            json!({
-                "count": lat.len(),
-                "mean": (!lat.is_empty()).then(|| lat.iter().sum::<u64>() as f64 * 1e-6 / lat.len() as f64),
-                "p50": us(50.0), "p90": us(90.0), "p99": us(99.0),
-            })
-        } else {
-            Value::Null
-        };
-        let (procs, nodes) = window_json(w, window);
-        json!({
-            "netperf": {
-                "test": self.test_name(),
-                "connections": self.inst.len(),
-                "clients": w.server(),
-                "server": format!("node{}", w.server()),
-                "msg_bytes": self.p.msg_bytes,
-                "window_s": secs,
-                "aggregate": aggregate,
-                "fairness_jain": jain(&per),
-                "latency_us": latency,
-                "per_connection": per_connection,
-                // Over the whole run, warm-up included: a SYN a full accept queue or receive
-                // ring dropped waits the initial RTO before it is sent again.
-                "listen_drops_run": w.nodes[w.server()].stats.listen_drops,
-                "ring_drops_run": w.nodes[w.server()].devs.iter().map(|d| d.nic.stats.rx_dropped_ring).sum::<u64>(),
-                "failed_connects_run": self.failed_connects,
-            },
-            "processors": procs,
-            "nodes": nodes,
-        })
+        self.report_window(w)
     }
 }
 
