@@ -119,7 +119,6 @@ def test_ilp_prints_its_cost_model_and_runs_the_fused_copy():
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--org", "user_level_tcp"], "--org user_level_tcp: not built yet"),
     (["--org", "vms"], "--org 'vms'"),
     (["--tsdu", "0:5"], "--tsdu '0:5'"),
     (["--mode", "ping"], "--mode 'ping'"),
@@ -277,3 +276,40 @@ def test_smp_runs_report_the_speedup_over_one_cpu_and_a_ranked_lock_table():
     assert spins == sorted(spins, reverse=True) and spins[0] > 0
     assert {r["lock"] for r in p["locks"]} >= {"allocator", "socket", "dev_queue", "ip"}
     assert all(r["conflicts"] == 0 and r["spin_us"] == 0 for r in one["locks"])
+
+
+def stage_instructions(out: dict, node: str) -> dict[str, float]:
+    ins: dict[str, float] = {}
+    for k, p in out["processors"].items():
+        if k.startswith(node + "."):
+            for stage, n in p.get("instructions_by_stage", {}).items():
+                ins[stage] = ins.get(stage, 0) + n
+    return ins
+
+
+def test_user_level_tcp_runs_tcp_in_the_process_and_pays_the_moved_boundary():
+    """§B.5: every segment waits for its process, which fetches it with select and recv; every
+    segment sent (ACKs included) is a system call of its own; a send copies twice."""
+    sets = {"workload.netperf.msg_bytes": "1 KiB", "workload.netperf.duration_ps": "300 ms"}
+    bsd = api.run("roca1996-ethernet", {**sets, "org.name": "bsd"})
+    ul = api.run("roca1996-ethernet", {**sets, "org.name": "user_level_tcp"})
+    stages = load_profile("roca1996-power")["stages"]
+    call = lambda s: stages[s]["i_pkt"]
+    # The kernel never runs TCP input for the connection: each segment waits on its socket.
+    segments = ul["nodes"]["node1"]["locks"]["socket"]["backlogged"]
+    assert segments > 100 and bsd["nodes"]["node1"]["locks"]["socket"]["backlogged"] == 0
+    assert ul["nodes"]["node1"]["locks"]["socket"]["acquisitions"] == 0
+    rx, rx_bsd = stage_instructions(ul, "node1"), stage_instructions(bsd, "node1")
+    tx, tx_bsd = stage_instructions(ul, "node0"), stage_instructions(bsd, "node0")
+    # Two receive calls per segment (select, recv) on top of the reads' own.
+    assert rx["rx_syscall"] - rx_bsd["rx_syscall"] == pytest.approx(2 * segments * call("rx_syscall"), rel=0.02)
+    # The receiver's ACKs each cross into the kernel alone.
+    acks = ul["nodes"]["node1"]["acks_sent"]
+    assert rx["tx_syscall"] == pytest.approx(acks * call("tx_syscall"), rel=0.02)
+    # The sender: a call per segment, and the data copied twice.
+    sent = ul["nodes"]["node0"]["data_segments_sent"]
+    assert tx["tx_syscall"] - tx_bsd["tx_syscall"] == pytest.approx(sent * call("tx_syscall"), rel=0.02)
+    assert tx["tx_copy"] == pytest.approx(2 * tx_bsd["tx_copy"], rel=0.02)
+    # The same stream, at a higher cost per send.
+    b, u = (run_bulkecho("roca1996-ethernet", [], org=o, tsdu="1024")["bulkecho"]["points"][0] for o in ("bsd", "user_level_tcp"))
+    assert sum(u["send_us"].values()) > 1.2 * sum(b["send_us"].values())

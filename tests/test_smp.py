@@ -121,3 +121,10 @@ def test_one_sweep_over_cpus_and_organisations_reports_throughput_speedup_and_lo
     at = lambda org: four[four["org.name"] == org].iloc[0]
     assert at("streams-demux")["lock.allocator.spin_us"] > at("bsd")["lock.allocator.spin_us"]
     assert set(four.top_lock) == {"allocator"}
+
+
+def test_the_uniprocessor_loopback_runs_both_ends_on_its_one_cpu():
+    out = api.run("roca1996-loopback", {"workload.netperf.msg_bytes": "1 KiB", "workload.netperf.duration_ps": "300 ms"})
+    assert [k for k in out["processors"] if k.startswith("node1.")] == ["node1.cpu0"]
+    assert out["processors"]["node1.cpu0"]["utilisation"] > 0.99
+    assert out["conservation"]["node1_to_node1"]["delivered_bytes"] > 0

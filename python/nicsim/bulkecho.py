@@ -9,18 +9,14 @@ by the TSDUs sent or received, grouped into §B.9's categories (presentation onl
 """
 from __future__ import annotations
 
-import tomllib
-from importlib import resources
-
 from .analytic import ilp as ilp_model
-from .config import ORG_DIR, parse_set, resolve
+from .config import org_doc, parse_set, resolve
 from .params import MAX_HOST_CPUS
 from .errors import ConfigError
 from .netperf import run_netperf
 from .units import parse_size as parse_bytes
 
-ORGS_BUILT = ("bsd", "streams", "streams-demux", "linux")
-ORGS_NOT_BUILT = ("user_level_tcp",)
+ORGS_BUILT = ("bsd", "streams", "streams-demux", "user_level_tcp", "linux")
 # §B.9's categories and the stages carrying each (roca1996-power's header says how).
 CATEGORIES = {
     "access method, user level, low-level OS": ("tx_syscall", "rx_syscall", "context_switch", "rx_wake", "epoll_wait"),
@@ -34,11 +30,9 @@ CATEGORIES = {
 
 
 def load_org(name: str) -> dict:
-    if name in ORGS_NOT_BUILT:
-        raise ConfigError(f"--org {name}: not built yet; choose {', '.join(ORGS_BUILT)}")
     if name not in ORGS_BUILT:
-        raise ConfigError(f"--org {name!r}: choose {', '.join(ORGS_BUILT + ORGS_NOT_BUILT)}")
-    return tomllib.loads(resources.files("nicsim").joinpath(ORG_DIR, f"{name}.toml").read_text())
+        raise ConfigError(f"--org {name!r}: choose {', '.join(ORGS_BUILT)}")
+    return org_doc(name)
 
 
 def org_of(config, sets: dict) -> str | None:

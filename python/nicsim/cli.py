@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     ho.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
     be = sub.add_parser("bulkecho", help="Roca's bench/benchd harness: bulk throughput or echo RTT against TSDU size, per stack organisation (stacks.md §B.8)")
     be.add_argument("config", help="preset or TOML file, e.g. roca1996-ethernet")
-    be.add_argument("--org", help="stack organisation: bsd, streams, streams-demux or linux (user_level_tcp: not built yet); default: the configuration's")
+    be.add_argument("--org", help="stack organisation: bsd, streams, streams-demux, user_level_tcp or linux; default: the configuration's")
     be.add_argument("--mode", default="bulk", help="bulk (throughput) or echo (round-trip time)")
     be.add_argument("--proto", default="tcp", help="tcp or udp (udp: bulk only)")
     be.add_argument("--connections", type=int, default=1, help="connections, one process each at both ends")

@@ -228,6 +228,19 @@ ORG_DIR = "orgs"
 ORG_SWITCHES = ("org.name", "org.ilp")
 
 
+def org_doc(name: str) -> dict:
+    """Organisation file `name` with what it `inherits` under its own `set` and `ilp` tables."""
+    doc = tomllib.loads(resources.files("nicsim").joinpath(ORG_DIR, f"{name}.toml").read_text())
+    parent = doc.pop("inherits", None)
+    if parent is None:
+        return doc
+    base = org_doc(parent)
+    merged = {**base, **doc, "set": {**base.get("set", {}), **doc.get("set", {})}}
+    if "ilp" in base or "ilp" in doc:
+        merged["ilp"] = {**base.get("ilp", {}), **doc.get("ilp", {})}
+    return merged
+
+
 def org_settings(name: str, ilp: Any) -> dict[str, Any]:
     """The settings of stack organisation `name` (`nicsim/orgs/NAME.toml`), with its fused
     copy+checksum ones when `ilp`; nothing for no name."""
@@ -237,7 +250,7 @@ def org_settings(name: str, ilp: Any) -> dict[str, Any]:
             raise ConfigError("org.ilp: needs org.name, an organisation with fused copy+checksum costs (bsd or streams-demux)")
         return {}
     parse_value(BY_KEY["org.name"], name)
-    doc = tomllib.loads(resources.files("nicsim").joinpath(ORG_DIR, f"{name}.toml").read_text())
+    doc = org_doc(name)
     if use_ilp and "ilp" not in doc:
         raise ConfigError(f"org.ilp: organisation {name} has no fused copy+checksum costs (they are the POWER's, §B.9); use bsd or streams-demux")
     return {**doc["set"], **(doc["ilp"] if use_ilp else {})}

@@ -19,6 +19,10 @@ pub struct Org {
     /// one stream between IP and DLPI, whose queue-level synchronisation cannot be switched
     /// off, serialises IP (§B.3).
     pub ip_serialised: bool,
+    /// TCP runs in a library in the application's process (user-level TCP, §B.5): the
+    /// kernel's demultiplexing driver queues each segment for its socket and wakes the
+    /// process, which runs TCP input itself, and every segment crosses into the kernel alone.
+    pub tcp_in_library: bool,
 }
 
 /// When the receive path wakes a reader whose call is not complete.

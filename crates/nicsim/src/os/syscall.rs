@@ -160,9 +160,16 @@ impl Node {
             return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
                 .map(|j| j.with_data(Node::data(seg.flow, 0, 0)));
         }
+        if let Op::Send { conn, .. } | Op::SendFile { conn, .. } | Op::Recv { conn, .. } = op {
+            self.take_library_input(tid, conn);
+        }
         if let Some(f) = self.threads[tid].backlog.pop_front() {
-            // release_sock: the backlogged segment's TCP input, in the owner's context.
-            let pieces = self.transport_pieces(&f, 1);
+            // release_sock: the backlogged segment's TCP input, in the owner's context. A
+            // user-level TCP fetches each segment with select and recv (§B.5).
+            let mut pieces = self.transport_pieces(&f, 1);
+            if cfg.org.tcp_in_library {
+                pieces.push(self.piece(&c.rx_syscall, 0, 2));
+            }
             let data = Node::data(f.hdr.flow, 0, f.hdr.payload_bytes());
             return mk(self, Effect::BacklogRx(f), &pieces).map(|j| j.with_data(data));
         }
@@ -221,11 +228,14 @@ impl Node {
                 }
                 let (bufs, room) = buffers::send_buffers(policy, n, conn_.tail_room);
                 conn_.tail_room = room;
-                // sendfile() passes page references: the call's fixed part, no bytes copied.
+                // sendfile() passes page references: the call's fixed part, no bytes copied. A
+                // user-level TCP copies the data into its retransmission buffer as well.
+                let copies: u32 = if cfg.org.tcp_in_library { 2 } else { 1 };
                 let copy = if zero_copy {
                     self.piece(&c.tx_copy, 0, 1)
                 } else {
-                    self.piece(&c.tx_copy, n, 1).touching(Touches::CopyIn)
+                    self.piece(&c.tx_copy, n * copies as u64, copies)
+                        .touching(Touches::CopyIn)
                 };
                 // SEND on an owned connection; or the send that hands it over (threshold).
                 let [drv, ring] = self.command_if_owned(conn);

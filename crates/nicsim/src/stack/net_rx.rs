@@ -316,6 +316,10 @@ impl Node {
             self.piece(&c.tx_tcp, 0, 1).touching(Touches::Connection),
             self.piece(&c.tx_ip, 0, 1),
         ];
+        if self.cfg.org.tcp_in_library {
+            // A user-level TCP hands each segment, ACKs included, to the kernel alone (§B.5).
+            v.push(self.piece(&c.tx_syscall, 0, 1));
+        }
         if !seg.is_pure_ack() {
             // BSD's tcp_output: a header mbuf, and m_copy's mbufs for the retransmission copy.
             v.push(self.piece(&c.skb_alloc, 0, self.cfg.org.segment_buffers));

@@ -268,12 +268,13 @@ impl Node {
         }
     }
 
-    /// Whether flow `flow`'s socket is owned by a process now (with `smp.spinlocks`).
+    /// Whether flow `flow`'s TCP input is its process's to run: always with user-level TCP,
+    /// else while a process owns the socket (with `smp.spinlocks`).
     pub(crate) fn socket_owned(&self, flow: FlowId) -> bool {
-        self.cfg.smp.spinlocks
-            && self
-                .conn_of(flow)
-                .is_some_and(|c| self.conns[c].owned_by.is_some())
+        self.conn_of(flow).is_some_and(|c| {
+            self.cfg.org.tcp_in_library
+                || (self.cfg.smp.spinlocks && self.conns[c].owned_by.is_some())
+        })
     }
 
     /// Thread `tid` takes connection `c`'s socket for a step of its call (`lock_sock`).
@@ -285,13 +286,30 @@ impl Node {
 
     /// The softirq on `p` backlogs a segment of an owned socket; if the owner let go in the
     /// meantime, TCP input runs here after all.
+    /// With user-level TCP the segment always waits for its process, which is woken if it
+    /// sleeps on the socket (in select: for data, or for room to send).
     pub(crate) fn add_backlog(&mut self, eng: &mut Engine<Ev>, p: usize, f: Frame) {
+        let library = self.cfg.org.tcp_in_library;
         match self.conn_of(f.hdr.flow) {
-            Some(c) if self.conns[c].owned_by.is_some() => {
+            Some(c) if library || self.conns[c].owned_by.is_some() => {
                 self.stats.socket_backlogged += 1;
                 self.conns[c].backlog.push_back(f);
+                if library {
+                    let conn = &mut self.conns[c];
+                    if let Some(t) = conn.reader.take().or_else(|| conn.writer.take()) {
+                        self.unblock(p, t);
+                    }
+                }
             }
             _ => self.tcp_input(eng, p, f),
+        }
+    }
+
+    /// User-level TCP: the segments waiting for thread `tid`'s socket become its work.
+    pub(crate) fn take_library_input(&mut self, tid: usize, c: ConnId) {
+        if self.cfg.org.tcp_in_library {
+            let backlog = std::mem::take(&mut self.conns[c].backlog);
+            self.threads[tid].backlog.extend(backlog);
         }
     }
 
