@@ -122,7 +122,7 @@ def test_ilp_prints_its_cost_model_and_runs_the_fused_copy():
     (["--org", "vms"], "--org 'vms'"),
     (["--tsdu", "0:5"], "--tsdu '0:5'"),
     (["--mode", "ping"], "--mode 'ping'"),
-    (["--mode", "echo", "--proto", "udp"], "--mode echo --proto udp"),
+    (["--proto", "sctp"], "--proto 'sctp'"),
     (["--cpus", "17"], "--cpus 17: 1 to 16"),
 ])
 def test_bad_arguments_get_one_line_naming_them(args, message):
@@ -313,3 +313,47 @@ def test_user_level_tcp_runs_tcp_in_the_process_and_pays_the_moved_boundary():
     # The same stream, at a higher cost per send.
     b, u = (run_bulkecho("roca1996-ethernet", [], org=o, tsdu="1024")["bulkecho"]["points"][0] for o in ("bsd", "user_level_tcp"))
     assert sum(u["send_us"].values()) > 1.2 * sum(b["send_us"].values())
+
+
+def test_bsd_runs_seven_timer_routines_a_second_and_the_demux_stacks_merged_one_four():
+    """§B.4: tcp_fasttimo (5 Hz) and tcp_slowtimo (2 Hz) become one 4 Hz routine."""
+    sets = {"workload.netperf.duration_ps": "1.5 s", "workload.netperf.warmup_ps": "0.5 s"}
+    for org, per_s in (("bsd", 7), ("streams-demux", 4)):
+        out = api.run("roca1996-ethernet", {**sets, "org.name": org})
+        sim = out["simulator"]
+        runs = sim["events_by_kind"]["tcp_timer"] / 2  # two nodes
+        assert abs(runs - sim["simulated_s"] * per_s) <= 1
+        # Each run walks the connection list on cpu0.
+        assert out["processors"]["node1.cpu0"]["busy_by_stage"]["timer"] > 0
+    linux = api.run("roca1996-ethernet", {**sets, "org.name": "linux", "costs.profile": "roca1996-power"})
+    assert "tcp_timer" not in linux["simulator"]["events_by_kind"]
+
+
+def test_receive_buffer_strategies_wake_the_reader_per_ack_or_once_the_buffer_fills():
+    """§B.4's strategies on the demux stack, 8 KB calls of about 5.6 segments: strategy 1
+    (per_ack) wakes at each ACK, every second full segment; strategy 4 (fill_or_push) once the
+    buffer fills, or the sender's push flushes it."""
+    def wakes_per_call(wakeup):
+        out = api.run("roca1996-ethernet", {**SHORT, "org.name": "streams-demux", "org.wakeup": wakeup,
+                                            "workload.netperf.msg_bytes": "8 KiB"})
+        server = out["nodes"]["node1"]
+        return server["wakeups_per_s"] * out["netperf"]["window_s"] / (server["app_bytes_read"] / 8192)
+    per_segment, per_ack, fill = (wakes_per_call(w) for w in ("per_segment", "per_ack", "fill_or_push"))
+    assert 5 < per_segment < 6.5
+    assert 2.3 < per_ack < 3.3, "one per two segments"
+    assert 0.9 < fill < 1.1
+
+
+def test_udp_echo_is_a_datagram_each_way_and_cheaper_than_tcps():
+    """bench's echo mode over UDP (netperf UDP_RR): one datagram as request, one as response,
+    no ACKs; the round trip is shorter than TCP's with TCP_NODELAY."""
+    udp = run_bulkecho("roca1996-ethernet", [], mode="echo", proto="udp", tsdu="1,1024")["bulkecho"]["points"]
+    tcp = run_bulkecho("roca1996-ethernet", [], mode="echo", tsdu="1,1024", nodelay=True)["bulkecho"]["points"]
+    for u, t in zip(udp, tcp):
+        assert u["conservation_ok"] and 0 < u["rtt_us"] < t["rtt_us"]
+        # One transaction at a time: the round trip is the inverse of the rate.
+        assert u["rtt_us"] == pytest.approx(1e6 / u["transactions_per_s"], rel=0.01)
+    assert udp[1]["rtt_us"] > udp[0]["rtt_us"]
+    out = api.run("roca1996-ethernet", {"workload.netperf.test": "udp_rr", "workload.netperf.duration_ps": "300 ms"})
+    # Neither end ever sends a TCP segment.
+    assert all(n["data_segments_sent"] == 0 and n["acks_sent"] == 0 for n in out["nodes"].values())

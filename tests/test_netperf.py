@@ -113,7 +113,7 @@ def test_ci95_matches_students_t():
 
 
 @pytest.mark.parametrize("args, names", [
-    (["--test", "UDP_RR"], "--test UDP_RR"),
+    (["--test", "SCTP_STREAM"], "--test SCTP_STREAM"),
     (["--connections", "0"], "--connections 0"),
     (["--clients", "0"], "--clients 0"),
     (["--replications", "0"], "--replications 0"),

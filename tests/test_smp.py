@@ -89,7 +89,8 @@ def test_over_loopback_one_host_runs_both_ends_with_no_device_and_conserves_byte
     assert out["conservation"]["node0_to_node1"]["sent_bytes"] == 0
     node1 = [p for k, p in out["processors"].items() if k.startswith("node1.")]
     node0 = [p for k, p in out["processors"].items() if k.startswith("node0.")]
-    assert all(p["utilisation"] == 0 for p in node0), "the client node idles"
+    # The client node idles but for its kernel's TCP timer routine (an empty list walk).
+    assert all(set(p["busy_by_stage"]) <= {"timer"} and p["utilisation"] < 1e-3 for p in node0)
     # No NIC: no device interrupt, no DMA, no driver transmit or receive; the loopback
     # interface's work instead, once per segment sent.
     assert all(p["nic_irq_per_s"] == 0 for p in node1)

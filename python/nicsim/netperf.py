@@ -14,7 +14,7 @@ from . import api
 from .config import parse_set, resolve
 from .errors import ConfigError
 
-TESTS = {"TCP_STREAM": "tcp_stream", "TCP_RR": "tcp_rr", "TCP_CRR": "tcp_crr", "UDP_STREAM": "udp_stream"}
+TESTS = {"TCP_STREAM": "tcp_stream", "TCP_RR": "tcp_rr", "TCP_CRR": "tcp_crr", "UDP_STREAM": "udp_stream", "UDP_RR": "udp_rr"}
 # What a replication reports, by dotted path into its `netperf` object.
 SUMMARISED = ("aggregate.throughput_mbps", "aggregate.sent_mbps", "aggregate.transactions_per_s", "fairness_jain",
               "latency_us.p50", "latency_us.p90", "latency_us.p99")

@@ -249,6 +249,34 @@ pub struct Tcp {
     pub time_wait_ps: Duration,
     /// Ephemeral ports a node may hold at once for the connections it opens.
     pub ephemeral_ports: u32,
+    /// How TCP's timers fire: per socket, or on the ticks of periodic routines.
+    pub timers: TcpTimers,
+}
+
+/// Per-socket timers (Linux), or BSD's periodic routines whose ticks quantise them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpTimers {
+    /// Each timer fires at its own deadline.
+    Precise,
+    /// `tcp_fasttimo` at 5 Hz sends due delayed ACKs; `tcp_slowtimo` at 2 Hz runs the rest.
+    Bsd,
+    /// The demultiplexed stack's one 4 Hz routine: delayed ACKs every tick, the rest every
+    /// other tick (stacks.md §B.4).
+    Merged,
+}
+
+impl TcpTimers {
+    /// The periods of the routine for delayed ACKs and of the one for the other timers, and
+    /// the routines run per second (None: per-socket timers).
+    pub fn ticks(self) -> Option<(Duration, Duration, f64)> {
+        const MS: u64 = 1_000_000_000;
+        match self {
+            TcpTimers::Precise => None,
+            TcpTimers::Bsd => Some((Duration(200 * MS), Duration(500 * MS), 7.0)),
+            TcpTimers::Merged => Some((Duration(250 * MS), Duration(500 * MS), 4.0)),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -35,6 +35,12 @@ pub enum Wakeup {
     /// the data waiting cover what the call still wants, or half the receive buffer (a call
     /// larger than the window could never fill), or the stream ends.
     PerCall,
+    /// When TCP acknowledges what it holds (§B.4 strategy 1): at each immediate ACK (every
+    /// second full segment) and each delayed ACK's expiry.
+    PerAck,
+    /// When the data cover the whole call, or a segment the sender pushed arrives (§B.4
+    /// strategy 4: the Stream-Head's forced fill, with the sender's push as its flush).
+    FillOrPush,
 }
 
 /// The kernel buffers a send allocates (each costs one `skb_alloc`).

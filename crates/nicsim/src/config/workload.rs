@@ -67,6 +67,9 @@ pub enum NetperfTest {
     TcpCrr,
     /// Datagrams sent back to back on a UDP socket, without flow control.
     UdpStream,
+    /// A one-datagram request and a one-datagram response, over and over (no retransmission:
+    /// a lost datagram stalls its instance, as netperf's does without a timeout).
+    UdpRr,
 }
 
 /// netperf instances against one server (`workload::netperf`).

@@ -64,12 +64,16 @@ pub enum Ev {
     IrqRebalance {
         node: u8,
     },
+    /// A run of the node's periodic TCP timer routine (`tcp.timers` = bsd or merged).
+    TcpTimer {
+        node: u8,
+    },
     Workload,
 }
 
 impl Ev {
     /// The names `kind` indexes, as reported in `simulator.events_by_kind`.
-    pub const KINDS: [&'static str; 14] = [
+    pub const KINDS: [&'static str; 15] = [
         "chunk",
         "dma",
         "arrive",
@@ -84,6 +88,7 @@ impl Ev {
         "notice_irq",
         "tick",
         "irq_rebalance",
+        "tcp_timer",
     ];
 
     /// Index into `KINDS`: what `nicsim bench --suite` counts per kind.
@@ -106,6 +111,7 @@ impl Ev {
             Ev::Workload => 10,
             Ev::Tick { .. } => 12,
             Ev::IrqRebalance { .. } => 13,
+            Ev::TcpTimer { .. } => 14,
         }
     }
 }
@@ -117,6 +123,8 @@ pub enum IrqKind {
     Notice(Notice),
     /// The local APIC timer.
     Tick,
+    /// The clock interrupt's run of the TCP timer routine: a walk of the TCP context list.
+    TcpTimer,
 }
 
 /// The four TCP timers, in the order they are checked.

@@ -86,6 +86,13 @@ impl Node {
                         .with(self.piece(&c.irq_exit, 0, 1)),
                 }
             }
+            IrqKind::TcpTimer => {
+                // Called from the clock interrupt (softclock): only the list walk is new work.
+                let walk = self.piece(&c.timer, 0, 1);
+                Job::new(Then::Nothing)
+                    .with(walk)
+                    .with(self.lock_piece(&[walk]))
+            }
             IrqKind::Tick => {
                 self.procs[p].stats.irqs_timer += 1;
                 // smp_apic_timer_interrupt: a vector entry stub like an IPI's, then the tick.
@@ -168,6 +175,16 @@ impl Node {
         let (node, proc) = (self.id, p as u8);
         eng.after(Duration((1e12 / hz) as u64), Ev::Tick { node, proc });
         self.on_irq(eng, wire, p, IrqKind::Tick);
+    }
+
+    /// The periodic TCP timer routine runs on the first host CPU, `per_s` times a second; the
+    /// timers it serves fire at their (tick-aligned) deadlines as before.
+    pub fn on_tcp_timer(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, per_s: f64) {
+        eng.after(
+            Duration((1e12 / per_s) as u64),
+            Ev::TcpTimer { node: self.id },
+        );
+        self.on_irq(eng, wire, 0, IrqKind::TcpTimer);
     }
 
     pub fn on_cross_call(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, per_s: f64) {

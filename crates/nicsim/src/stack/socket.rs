@@ -84,12 +84,8 @@ impl Node {
             let segs = self.tcp_mut(c).output(now);
             self.sq[p].xmit.extend(segs);
         }
-        if (r.delivered_bytes > 0 && self.call_can_complete(c)) || r.fin {
-            let conn = &mut self.conns[c];
-            let (reader, poller) = (conn.reader.take(), conn.poller.take());
-            for t in reader.into_iter().chain(poller) {
-                self.unblock(p, t);
-            }
+        if (r.delivered_bytes > 0 && self.call_can_complete(c, r.ack_now, seg.push)) || r.fin {
+            self.wake_readers(p, c);
         }
         if r.space_freed && self.conns[c].tcp.send_space() > 0 {
             if let Some(t) = self.conns[c].writer.take() {
@@ -114,16 +110,28 @@ impl Node {
         }
     }
 
-    /// Whether data arriving on connection `c` wakes its reader now (`org.wakeup`).
-    fn call_can_complete(&self, c: ConnId) -> bool {
+    /// Whether data arriving on connection `c` (acknowledged at once or not, pushed or not)
+    /// wake its reader now (`org.wakeup`).
+    fn call_can_complete(&self, c: ConnId, ack_now: bool, push: bool) -> bool {
         let conn = &self.conns[c];
+        let tcp = &conn.tcp;
         match (self.cfg.org.wakeup, conn.reader) {
             (Wakeup::PerCall, Some(t)) => {
-                let tcp = &conn.tcp;
                 let want = self.threads[t].left.min(tcp.rcvbuf_bytes() / 2).max(1);
                 tcp.readable() >= want
             }
+            (Wakeup::PerAck, Some(_)) => ack_now,
+            (Wakeup::FillOrPush, Some(t)) => push || tcp.readable() >= self.threads[t].left.max(1),
             _ => true,
+        }
+    }
+
+    /// The reader and poller of connection `c` may run again.
+    fn wake_readers(&mut self, p: usize, c: ConnId) {
+        let conn = &mut self.conns[c];
+        let (reader, poller) = (conn.reader.take(), conn.poller.take());
+        for t in reader.into_iter().chain(poller) {
+            self.unblock(p, t);
         }
     }
 
@@ -142,6 +150,10 @@ impl Node {
             TimerKind::Delack => {
                 let a = tcp.make_ack();
                 self.sq[p].xmit.push_back(a);
+                // What TCP held is acknowledged now: a reader waiting for that goes on.
+                if self.cfg.org.wakeup == Wakeup::PerAck && self.conns[c].tcp.readable() > 0 {
+                    self.wake_readers(p, c);
+                }
             }
             TimerKind::Rto => {
                 let segs = tcp.output(now);

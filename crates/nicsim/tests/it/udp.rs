@@ -151,3 +151,29 @@ fn without_it_a_full_queue_drops_at_the_sender_and_counts_every_byte() {
         "TCP loses segments at the full queue: {tcp} against {tcp_fc}"
     );
 }
+
+#[test]
+fn udp_rr_sends_one_datagram_each_way_per_transaction() {
+    let mut c = netperf(NetperfTest::UdpRr, 2, 1);
+    c.workload.netperf.msg_bytes = 64;
+    c.workload.netperf.duration_ps = Duration(100 * MS);
+    c.workload.netperf.warmup_ps = Duration(20 * MS);
+    let (w, v) = drive(&c);
+    let n = &v["netperf"];
+    let tps = n["aggregate"]["transactions_per_s"].as_f64().unwrap();
+    let mean_us = n["latency_us"]["mean"].as_f64().unwrap();
+    assert!(tps > 1000.0, "{n}");
+    // Two instances, each one transaction at a time: the rate is two over the round trip.
+    assert!(
+        (tps * mean_us / 1e6 - 2.0).abs() < 0.05,
+        "{tps} × {mean_us}"
+    );
+    // Each side's socket sent as many datagrams as the other received, give or take one in flight.
+    for k in 0..2 {
+        let (a, b) = (&w.nodes[0].udp[k], &w.nodes[1].udp[k]);
+        assert!(a.tx_payload_bytes.abs_diff(b.rx_payload_bytes) <= 64);
+        assert!(b.tx_payload_bytes.abs_diff(a.rx_payload_bytes) <= 64);
+        assert!(a.tx_payload_bytes > 0 && b.tx_payload_bytes > 0);
+    }
+    assert!(w.nodes.iter().all(|n| n.conns.is_empty()));
+}

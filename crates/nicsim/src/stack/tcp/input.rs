@@ -58,7 +58,7 @@ impl Tcp {
             self.dupacks = 0;
             self.backoff = 0;
             self.rto_deadline = if self.snd_nxt > self.snd_una {
-                Some(now + self.rto)
+                Some(self.slow_at(now + self.rto))
             } else {
                 None
             };
@@ -219,7 +219,7 @@ impl Tcp {
         if more_than_one || (self.quick > 0 && !self.pingpong) {
             r.ack_now = true;
         } else if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + self.delack);
+            self.delack_deadline = Some(self.delack_at(now));
         }
         r
     }

@@ -108,7 +108,7 @@ impl Tcp {
         if !std::mem::take(&mut self.syn_due) {
             return None;
         }
-        self.rto_deadline = Some(now + self.rto);
+        self.rto_deadline = Some(self.slow_at(now + self.rto));
         self.stats.syns_sent += 1;
         let mut s = self.stamp(Segment::pure_ack(0));
         s.ctl = SYN;
@@ -124,7 +124,7 @@ impl Tcp {
         self.snd_nxt = f + 1;
         self.snd_max = self.snd_max.max(f + 1);
         if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rto);
+            self.rto_deadline = Some(self.slow_at(now + self.rto));
         }
         self.stats.fins_sent += 1;
         let mut s = self.stamp(Segment::pure_ack(f));
@@ -251,7 +251,7 @@ impl Tcp {
         self.state = State::TimeWait;
         self.rto_deadline = None;
         self.persist_deadline = None;
-        self.time_wait_deadline = Some(now + self.time_wait);
+        self.time_wait_deadline = Some(self.slow_at(now + self.time_wait));
         r.time_wait = true;
     }
 

@@ -186,6 +186,9 @@ pub struct Tcp {
     delack: Duration,
     rto_min: Duration,
     quickack_max: u32,
+    /// The periods of the routines that run delayed ACKs and the other timers, when timers
+    /// fire on their ticks (`tcp.timers`).
+    ticks: Option<(Duration, Duration)>,
     // sender
     snd_una: u64,
     snd_nxt: u64,
@@ -259,6 +262,24 @@ pub struct Tcp {
 }
 
 impl Tcp {
+    /// When a delayed ACK wanted now is sent: after the delayed-ACK timeout, or at the next
+    /// tick of the routine that sends them (BSD's `tcp_fasttimo` sends whatever is flagged).
+    pub(super) fn delack_at(&self, now: Time) -> Time {
+        match self.ticks {
+            None => now + self.delack,
+            Some((fast, _)) => Time((now.0 / fast.0 + 1) * fast.0),
+        }
+    }
+
+    /// When a timer due at `t` fires: at `t`, or at the first tick of the routine that runs
+    /// it at or after `t` (BSD's `tcp_slowtimo`).
+    pub(super) fn slow_at(&self, t: Time) -> Time {
+        match self.ticks {
+            None => t,
+            Some((_, slow)) => Time(t.0.div_ceil(slow.0) * slow.0),
+        }
+    }
+
     pub fn new(cfg: &TcpCfg, mtu: u64, nodelay: bool, flow: u16) -> Self {
         let mss = mss_bytes(mtu, cfg.timestamps) as u32;
         let doubled = match cfg.buffer_semantics {
@@ -280,6 +301,7 @@ impl Tcp {
             delack: cfg.delack_min_ps,
             rto_min: cfg.rto_min_ps,
             quickack_max: cfg.quickack_segments,
+            ticks: cfg.timers.ticks().map(|(fast, slow, _)| (fast, slow)),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,

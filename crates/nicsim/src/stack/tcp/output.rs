@@ -102,7 +102,7 @@ impl Tcp {
             }
             self.stats.data_segments_sent += 1;
             if self.rto_deadline.is_none() {
-                self.rto_deadline = Some(now + self.rto);
+                self.rto_deadline = Some(self.slow_at(now + self.rto));
             }
             // Sending data soon after receiving makes the connection interactive (pingpong).
             if now - self.last_rx < self.delack {
@@ -121,7 +121,7 @@ impl Tcp {
         // Data waits, nothing is in flight to bring an ACK: probe the window later (persist).
         let waiting = self.send_head < self.skbs.len() && self.snd_nxt == self.snd_una;
         self.persist_deadline = match (waiting, self.persist_deadline) {
-            (true, None) => Some(now + self.rto),
+            (true, None) => Some(self.slow_at(now + self.rto)),
             (true, d) => d,
             (false, _) => None,
         };

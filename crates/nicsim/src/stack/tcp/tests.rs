@@ -31,6 +31,7 @@ pub(super) mod tests_support {
             syn_retries: 5,
             time_wait_ps: Duration(60_000_000_000_000),
             ephemeral_ports: 28233,
+            timers: crate::config::TcpTimers::Precise,
         }
     }
 }

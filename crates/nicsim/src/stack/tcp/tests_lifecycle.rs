@@ -208,3 +208,39 @@ fn both_ends_closing_at_once_pass_through_closing() {
     let (_, rb) = deliver(&mut b, ms(12), &acks_a);
     assert!(ra.time_wait && rb.time_wait);
 }
+
+#[test]
+fn periodic_timer_routines_fire_delayed_acks_and_retransmissions_on_their_ticks() {
+    use crate::config::TcpTimers;
+    let data = Segment {
+        seq: 0,
+        len: 1000,
+        win: 60000,
+        ..Segment::default()
+    };
+    for (timers, fast) in [(TcpTimers::Bsd, 200), (TcpTimers::Merged, 250)] {
+        let c = TcpCfg { timers, ..cfg() };
+        let mut b = Tcp::new(&c, 1500, true, 1);
+        // A lone segment at 130 ms: its ACK leaves at the routine's next tick, not 40 ms on.
+        b.on_segment(Time(130 * MS), &data);
+        assert_eq!(b.delack_deadline, Some(Time(fast * MS)));
+        // At a tick, the next one.
+        let mut b = Tcp::new(&c, 1500, true, 1);
+        b.on_segment(Time(fast * MS), &data);
+        assert_eq!(b.delack_deadline, Some(Time(2 * fast * MS)));
+        // The retransmission timer runs on the 500 ms routine's ticks.
+        let mut a = Tcp::new(&c, 1500, true, 1);
+        a.write(1000, true);
+        a.output(Time(130 * MS));
+        let rto = a.rto_deadline.expect("armed");
+        assert_eq!(rto.0 % (500 * MS), 0);
+        assert!(rto.0 >= 130 * MS + a.rto.0 && rto.0 < 130 * MS + a.rto.0 + 500 * MS);
+    }
+    let mut b = Tcp::new(&cfg(), 1500, true, 1);
+    b.on_segment(Time(130 * MS), &data);
+    assert_eq!(
+        b.delack_deadline,
+        Some(Time(170 * MS)),
+        "per-socket: 40 ms on"
+    );
+}

@@ -62,6 +62,38 @@ struct Instance {
     tx_dropped_at_start: u64,
 }
 
+impl Instance {
+    /// A send of one message on the server's or the client's socket.
+    fn send_op(&self, server: bool) -> Op {
+        let c = if server {
+            self.server_conn
+        } else {
+            self.client_conn
+        };
+        let bytes = self.msg_bytes;
+        match self.udp {
+            true => Op::SendTo { sock: c, bytes },
+            false => Op::Send { conn: c, bytes },
+        }
+    }
+
+    /// A receive of one message (one datagram over UDP).
+    fn recv_op(&self, server: bool) -> Op {
+        let c = if server {
+            self.server_conn
+        } else {
+            self.client_conn
+        };
+        match self.udp {
+            true => Op::RecvFrom { sock: c },
+            false => Op::Recv {
+                conn: c,
+                bytes: self.msg_bytes,
+            },
+        }
+    }
+}
+
 pub struct Netperf {
     p: Params,
     seed: u64,
@@ -85,7 +117,7 @@ impl Netperf {
             // netperf's defaults: a send of the socket buffer, or one-byte transactions.
             p.msg_bytes = match p.test {
                 NetperfTest::TcpStream => cfg.tcp.socket_buffer_bytes,
-                NetperfTest::TcpRr | NetperfTest::TcpCrr => 1,
+                NetperfTest::TcpRr | NetperfTest::TcpCrr | NetperfTest::UdpRr => 1,
                 // One full frame per datagram (netperf users set -m; fragmentation is not modelled).
                 NetperfTest::UdpStream => cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES,
             };
@@ -111,34 +143,14 @@ impl Netperf {
             return self.connect(w, i);
         }
         let s = &mut self.inst[i];
-        let bytes = s.msg_bytes;
-        if s.udp {
-            let server = w.server();
-            w.start_op(
-                s.client,
-                s.client_thread,
-                Op::SendTo {
-                    sock: s.client_conn,
-                    bytes,
-                },
-            );
-            w.start_op(
-                server,
-                s.server_thread,
-                Op::RecvFrom {
-                    sock: s.server_conn,
-                },
-            );
-            return Ok(());
-        }
         s.txn_start = w.eng.now();
         s.client_awaits_response = false;
         s.server_awaits_request = true;
-        let (c, cc, sc) = (s.client, s.client_conn, s.server_conn);
-        let (ct, st) = (s.client_thread, s.server_thread);
+        let (send, recv) = (s.send_op(false), s.recv_op(true));
+        let (c, ct, st) = (s.client, s.client_thread, s.server_thread);
         let server = w.server();
-        w.start_op(c, ct, Op::Send { conn: cc, bytes });
-        w.start_op(server, st, Op::Recv { conn: sc, bytes });
+        w.start_op(c, ct, send);
+        w.start_op(server, st, recv);
         Ok(())
     }
 
@@ -170,12 +182,18 @@ impl Netperf {
         by_flow.get(flow as usize).copied().unwrap_or(0)
     }
 
+    /// Request/response: TCP_RR, UDP_RR (TCP_CRR has its own steps).
+    fn rr(&self) -> bool {
+        matches!(self.p.test, NetperfTest::TcpRr | NetperfTest::UdpRr)
+    }
+
     fn test_name(&self) -> &'static str {
         match self.p.test {
             NetperfTest::TcpStream => "TCP_STREAM",
             NetperfTest::TcpRr => "TCP_RR",
             NetperfTest::TcpCrr => "TCP_CRR",
             NetperfTest::UdpStream => "UDP_STREAM",
+            NetperfTest::UdpRr => "UDP_RR",
         }
     }
 }
@@ -233,7 +251,7 @@ impl Workload for Netperf {
         let server = w.server();
         let clients = server; // nodes 0 .. server-1
         let crr = self.p.test == NetperfTest::TcpCrr;
-        let udp = self.p.test == NetperfTest::UdpStream;
+        let udp = matches!(self.p.test, NetperfTest::UdpStream | NetperfTest::UdpRr);
         if crr {
             w.listen(server, self.p.backlog, self.p.nodelay);
         }
@@ -365,45 +383,27 @@ impl Workload for Netperf {
             self.crr_step(w, i, server_side)?;
             return Ok(Flow::Continue);
         }
-        if self.inst[i].udp {
-            let s = &self.inst[i];
-            let op = if node == server && tid == s.server_thread {
-                Op::RecvFrom {
-                    sock: s.server_conn,
-                }
-            } else {
-                let bytes = s.msg_bytes;
-                Op::SendTo {
-                    sock: s.client_conn,
-                    bytes,
-                }
-            };
-            w.start_op(node, tid, op);
-            return Ok(Flow::Continue);
-        }
         let now = w.eng.now();
-        let bytes = self.p.msg_bytes;
-        let rr = self.p.test == NetperfTest::TcpRr;
+        // A flood beside TCP_STREAM streams, whatever the test.
+        let rr = self.rr() && i < self.p.connections as usize;
         let in_window = self.win.in_window(now);
         let s = &mut self.inst[i];
         if node == server && tid == s.server_thread {
-            let sc = s.server_conn;
             let op = if rr && s.server_awaits_request {
                 s.server_awaits_request = false;
-                Op::Send { conn: sc, bytes }
+                s.send_op(true)
             } else {
                 s.server_awaits_request = true;
-                Op::Recv { conn: sc, bytes }
+                s.recv_op(true)
             };
             w.start_op(server, tid, op);
             return Ok(Flow::Continue);
         }
-        let cc = s.client_conn;
         let op = if !rr {
-            Op::Send { conn: cc, bytes }
+            s.send_op(false)
         } else if !s.client_awaits_response {
             s.client_awaits_response = true;
-            Op::Recv { conn: cc, bytes }
+            s.recv_op(false)
         } else {
             s.client_awaits_response = false;
             s.transactions += 1;
@@ -411,7 +411,7 @@ impl Workload for Netperf {
                 self.latencies_ps.push((now - s.txn_start).0);
             }
             s.txn_start = now;
-            Op::Send { conn: cc, bytes }
+            s.send_op(false)
         };
         w.start_op(node, tid, op);
         Ok(Flow::Continue)

@@ -13,7 +13,7 @@ impl Netperf {
             return json!({});
         };
         let secs = window.seconds();
-        let rr = matches!(self.p.test, NetperfTest::TcpRr | NetperfTest::TcpCrr);
+        let rr = self.rr() || self.p.test == NetperfTest::TcpCrr;
         let udp = self.p.test == NetperfTest::UdpStream;
         let mbps = |bytes: u64| bytes as f64 * 8.0 / secs / 1e6;
         // The test's own connections, then any UDP flood beside them.
