@@ -63,13 +63,23 @@ impl Node {
             }
             self.devs[d].udp_unreclaimed.pop_front();
             self.udp[u].reclaimed(len);
+            self.wake_udp_writer(p, u);
         }
-        // Senders asleep on a full buffer or queue go on once they may.
-        for u in 0..self.udp.len() {
-            if self.udp[u].dev == d && self.udp[u].writer.is_some() && self.udp_may_send(u) {
-                let t = self.udp[u].writer.take().expect("a sleeping sender");
-                self.unblock(p, t);
+        // Senders asleep on the full queue may have nothing of their own left to reclaim.
+        if self.cfg.tx.local_flow_control && self.cfg.tx.queue_frames > 0 {
+            for u in 0..self.udp.len() {
+                if self.udp[u].dev == d {
+                    self.wake_udp_writer(p, u);
+                }
             }
+        }
+    }
+
+    /// UDP socket `u`'s sleeping sender goes on, if it may send now.
+    fn wake_udp_writer(&mut self, p: usize, u: UdpId) {
+        if self.udp[u].writer.is_some() && self.udp_may_send(u) {
+            let t = self.udp[u].writer.take().expect("a sleeping sender");
+            self.unblock(p, t);
         }
     }
 
