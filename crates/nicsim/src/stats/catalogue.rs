@@ -172,47 +172,38 @@ fn socket_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
     n.conns.iter().map(|c| f(&c.slock.stats)).sum::<u64>() as f64
 }
 
+/// The node's buffer-allocator lock count (`smp.allocator_lock`).
+fn allocator_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
+    f(&n.alloc_lock.stats) as f64
+}
+
+/// The node's IP lock count (`org.ip_serialised`).
+fn ip_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
+    f(&n.ip_lock.stats) as f64
+}
+
+/// Each lock class's acquisitions, conflicts and spin time, `$sum` adding up the class's
+/// locks on a node; then any other counters.
+macro_rules! lock_counters {
+    ($(($class:literal, $sum:expr)),* ; $($other:expr),*) => {
+        &[
+            $(
+                c(concat!("locks.", $class, ".acquisitions"), Unit::Count, |n| $sum(n, |l| l.acquisitions)),
+                c(concat!("locks.", $class, ".conflicts"), Unit::Count, |n| $sum(n, |l| l.conflicts)),
+                c(concat!("locks.", $class, ".spin_us"), Unit::Micros, |n| $sum(n, |l| l.spin_ps)),
+            )*
+            $($other),*
+        ]
+    };
+}
+
 /// Spinlocks, per node (with `smp.spinlocks` only).
-pub const LOCK_COUNTERS: &[Counter] = &[
-    c("locks.dev_queue.acquisitions", Unit::Count, |n| {
-        queue_lock(n, |l| l.acquisitions)
-    }),
-    c("locks.dev_queue.conflicts", Unit::Count, |n| {
-        queue_lock(n, |l| l.conflicts)
-    }),
-    c("locks.dev_queue.spin_us", Unit::Micros, |n| {
-        queue_lock(n, |l| l.spin_ps)
-    }),
-    c("locks.socket.acquisitions", Unit::Count, |n| {
-        socket_lock(n, |l| l.acquisitions)
-    }),
-    c("locks.socket.conflicts", Unit::Count, |n| {
-        socket_lock(n, |l| l.conflicts)
-    }),
-    c("locks.socket.spin_us", Unit::Micros, |n| {
-        socket_lock(n, |l| l.spin_ps)
-    }),
-    c("locks.socket.backlogged", Unit::Count, |n| {
-        n.stats.socket_backlogged as f64
-    }),
-    c("locks.allocator.acquisitions", Unit::Count, |n| {
-        n.alloc_lock.stats.acquisitions as f64
-    }),
-    c("locks.allocator.conflicts", Unit::Count, |n| {
-        n.alloc_lock.stats.conflicts as f64
-    }),
-    c("locks.allocator.spin_us", Unit::Micros, |n| {
-        n.alloc_lock.stats.spin_ps as f64
-    }),
-    c("locks.ip.acquisitions", Unit::Count, |n| {
-        n.ip_lock.stats.acquisitions as f64
-    }),
-    c("locks.ip.conflicts", Unit::Count, |n| {
-        n.ip_lock.stats.conflicts as f64
-    }),
-    c("locks.ip.spin_us", Unit::Micros, |n| {
-        n.ip_lock.stats.spin_ps as f64
-    }),
+pub const LOCK_COUNTERS: &[Counter] = lock_counters![
+    ("dev_queue", queue_lock),
+    ("socket", socket_lock),
+    ("allocator", allocator_lock),
+    ("ip", ip_lock);
+    c("locks.socket.backlogged", Unit::Count, |n| n.stats.socket_backlogged as f64)
 ];
 
 /// A handoff-NIC counter (zero on a node without one).
