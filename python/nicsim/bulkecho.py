@@ -87,10 +87,11 @@ def _breakdown(out: dict, node: str, tsdus: float) -> tuple[dict[str, float], di
 
 
 def lock_table(out: dict) -> list[dict]:
-    """Every node's locks, the most contended first: time spun, then conflicts (§B.7 asks for
-    both, since lockstat's conflicts alone under-weight long-held locks)."""
+    """Every lock some node took, the most contended first: time spun, then conflicts (§B.7
+    asks for both, since lockstat's conflicts alone under-weight long-held locks)."""
     rows = [{"node": node, "lock": name, **{k: v[k] for k in ("acquisitions", "conflicts", "spin_us")}}
-            for node, n in out["nodes"].items() for name, v in n.get("locks", {}).items() if "spin_us" in v]
+            for node, n in out["nodes"].items() for name, v in n.get("locks", {}).items()
+            if "spin_us" in v and v["acquisitions"] > 0]
     return sorted(rows, key=lambda r: (-r["spin_us"], -r["conflicts"], -r["acquisitions"], r["node"], r["lock"]))
 
 
