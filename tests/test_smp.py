@@ -129,3 +129,14 @@ def test_the_uniprocessor_loopback_runs_both_ends_on_its_one_cpu():
     assert [k for k in out["processors"] if k.startswith("node1.")] == ["node1.cpu0"]
     assert out["processors"]["node1.cpu0"]["utilisation"] > 0.99
     assert out["conservation"]["node1_to_node1"]["delivered_bytes"] > 0
+
+
+def test_the_demux_stacks_context_list_lock_is_taken_per_packet_received_and_per_timer_walk():
+    demux = api.run("roca1996-smp", {**EIGHT, "org.name": "streams-demux"})
+    bsd = api.run("roca1996-smp", {**EIGHT, "org.name": "bsd"})
+    lock = locks(demux)["tcp_contexts"]
+    # Every segment received over loopback (data and ACKs) is demultiplexed once.
+    segments = sum(demux["nodes"]["node1"][k] for k in ("data_segments_sent", "acks_sent"))
+    assert segments <= lock["acquisitions"] <= segments * 1.05 + 10
+    assert lock["conflicts"] > 0 and lock["spin_us"] > 0
+    assert locks(bsd)["tcp_contexts"]["acquisitions"] == 0

@@ -19,6 +19,10 @@ pub struct Org {
     /// one stream between IP and DLPI, whose queue-level synchronisation cannot be switched
     /// off, serialises IP (§B.3).
     pub ip_serialised: bool,
+    /// The demultiplexed stack's one private TCP lock, over the TCP context list (§B.4):
+    /// held by the anchor driver's demultiplexing of each received packet (`rx_ip`) and by
+    /// the timer routine's walk (`timer`), with `smp.spinlocks`.
+    pub context_list_lock: bool,
     /// TCP runs in a library in the application's process (user-level TCP, §B.5): the
     /// kernel's demultiplexing driver queues each segment for its socket and wakes the
     /// process, which runs TCP input itself, and every segment crosses into the kernel alone.

@@ -38,6 +38,8 @@ pub enum LockRef {
     Allocator,
     /// The node's IP stream synchronisation (`org.ip_serialised`).
     Ip,
+    /// The node's TCP context list (`org.context_list_lock`).
+    TcpContexts,
 }
 
 /// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.

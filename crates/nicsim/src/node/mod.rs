@@ -88,10 +88,11 @@ pub struct Node {
     pub stats: NodeStats,
     /// The connection-handoff NIC's state, if the node has one (`placement.rx_mode`).
     pub handoff: Option<Box<HandoffNic>>,
-    /// The buffer allocator's lock (`smp.allocator_lock`) and IP's (`org.ip_serialised`):
-    /// one each per node.
+    /// The buffer allocator's lock (`smp.allocator_lock`), IP's (`org.ip_serialised`) and
+    /// the TCP context list's (`org.context_list_lock`): one each per node.
     pub(crate) alloc_lock: SpinLock,
     pub(crate) ip_lock: SpinLock,
+    pub(crate) contexts_lock: SpinLock,
 }
 
 /// Where an outgoing frame goes: the links and the switch between the nodes.
@@ -254,6 +255,7 @@ impl Node {
             stats: NodeStats::default(),
             alloc_lock: SpinLock::default(),
             ip_lock: SpinLock::default(),
+            contexts_lock: SpinLock::default(),
         })
     }
 
@@ -304,6 +306,10 @@ impl Node {
         if smp.spinlocks && self.cfg.org.ip_serialised {
             j.lock_stage(costs.tx_ip.id, LockRef::Ip);
             j.lock_stage(costs.rx_ip.id, LockRef::Ip);
+        }
+        if smp.spinlocks && self.cfg.org.context_list_lock {
+            j.lock_stage(costs.rx_ip.id, LockRef::TcpContexts);
+            j.lock_stage(costs.timer.id, LockRef::TcpContexts);
         }
         j.add_or_merge(self.lock_piece(pieces), false);
         j

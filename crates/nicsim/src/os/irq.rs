@@ -88,10 +88,7 @@ impl Node {
             }
             IrqKind::TcpTimer => {
                 // Called from the clock interrupt (softclock): only the list walk is new work.
-                let walk = self.piece(&c.timer, 0, 1);
-                Job::new(Then::Nothing)
-                    .with(walk)
-                    .with(self.lock_piece(&[walk]))
+                self.priced_job(Then::Nothing, &[self.piece(&c.timer, 0, 1)])
             }
             IrqKind::Tick => {
                 self.procs[p].stats.irqs_timer += 1;

@@ -237,6 +237,7 @@ impl Node {
             }
             LockRef::Allocator => return Some(&mut self.alloc_lock),
             LockRef::Ip => return Some(&mut self.ip_lock),
+            LockRef::TcpContexts => return Some(&mut self.contexts_lock),
             LockRef::None | LockRef::DevQueue => {}
         }
         let dev = self
