@@ -140,3 +140,18 @@ def test_the_demux_stacks_context_list_lock_is_taken_per_packet_received_and_per
     assert segments <= lock["acquisitions"] <= segments * 1.05 + 10
     assert lock["conflicts"] > 0 and lock["spin_us"] > 0
     assert locks(bsd)["tcp_contexts"]["acquisitions"] == 0
+
+
+def test_the_dispatcher_lock_is_taken_by_every_wake_up_and_context_switch():
+    one_tsdu = {**EIGHT, "workload.netperf.msg_bytes": "16 B"}
+    out = api.run("roca1996-smp", one_tsdu)
+    n = out["nodes"]["node1"]
+    switches = sum(p["context_switches_per_s"] for k, p in out["processors"].items() if k.startswith("node1."))
+    wakes = n["wakeups_per_s"]
+    taken = locks(out)["threads"]["acquisitions"] / out["netperf"]["window_s"]
+    assert taken == pytest.approx(switches + wakes, rel=0.02)
+    # With small TSDUs, many cheap calls: the dispatcher is the most contended lock.
+    ranked = sorted(((k, v) for k, v in locks(out).items() if "spin_us" in v), key=lambda kv: -kv[1]["spin_us"])
+    assert ranked[0][0] == "threads"
+    # Linux's per-CPU run queues take no shared lock.
+    assert locks(api.run("roca1996-smp", {**one_tsdu, "smp.thread_lock": False}))["threads"]["acquisitions"] == 0

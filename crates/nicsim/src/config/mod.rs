@@ -321,6 +321,9 @@ pub struct Smp {
     /// Every buffer allocation and free takes the node's one allocator lock (AIX 4.1's
     /// memory services, stacks.md §B.7); false: per-CPU caches, no shared lock (Linux slab).
     pub allocator_lock: bool,
+    /// Every wake-up and context switch takes the node's one dispatcher lock (a global run
+    /// queue, §B.7's thread-management class); false: per-CPU run queues (Linux 2.6).
+    pub thread_lock: bool,
 }
 
 /// A device's transmit queue (the qdisc, BSD's ifq) behind its ring, and what a full one

@@ -40,6 +40,8 @@ pub enum LockRef {
     Ip,
     /// The node's TCP context list (`org.context_list_lock`).
     TcpContexts,
+    /// The node's dispatcher (`smp.thread_lock`).
+    Threads,
 }
 
 /// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.

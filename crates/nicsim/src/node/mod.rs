@@ -88,9 +88,11 @@ pub struct Node {
     pub stats: NodeStats,
     /// The connection-handoff NIC's state, if the node has one (`placement.rx_mode`).
     pub handoff: Option<Box<HandoffNic>>,
-    /// The buffer allocator's lock (`smp.allocator_lock`), IP's (`org.ip_serialised`) and
-    /// the TCP context list's (`org.context_list_lock`): one each per node.
+    /// The buffer allocator's lock (`smp.allocator_lock`), the dispatcher's
+    /// (`smp.thread_lock`), IP's (`org.ip_serialised`) and the TCP context list's
+    /// (`org.context_list_lock`): one each per node.
     pub(crate) alloc_lock: SpinLock,
+    pub(crate) thread_lock: SpinLock,
     pub(crate) ip_lock: SpinLock,
     pub(crate) contexts_lock: SpinLock,
 }
@@ -256,6 +258,7 @@ impl Node {
             alloc_lock: SpinLock::default(),
             ip_lock: SpinLock::default(),
             contexts_lock: SpinLock::default(),
+            thread_lock: SpinLock::default(),
         })
     }
 
@@ -306,6 +309,9 @@ impl Node {
         if smp.spinlocks && self.cfg.org.ip_serialised {
             j.lock_stage(costs.tx_ip.id, LockRef::Ip);
             j.lock_stage(costs.rx_ip.id, LockRef::Ip);
+        }
+        if smp.spinlocks && smp.thread_lock {
+            j.lock_stage(costs.rx_wake.id, LockRef::Threads);
         }
         if smp.spinlocks && self.cfg.org.context_list_lock {
             j.lock_stage(costs.rx_ip.id, LockRef::TcpContexts);

@@ -4,7 +4,7 @@
 use super::thread::INTERACTIVE;
 use crate::config::Ksoftirqd;
 use crate::engine::Engine;
-use crate::hw::cpu::{Chunk, Ctx, Job, JobData, LockRef, Notice, Then};
+use crate::hw::cpu::{Chunk, Ctx, Job, JobData, LockRef, Notice, Piece, Then};
 use crate::node::effect::Effect;
 use crate::node::{Ev, Node, Wire};
 use crate::os::lock::{Attempt, SpinLock};
@@ -74,7 +74,7 @@ impl Node {
             if let Some(mut j) = job {
                 if switch {
                     self.procs[p].stats.context_switches += 1;
-                    let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
+                    let cs = self.context_switch_piece();
                     j.add_or_merge(cs, true);
                     j.add_or_merge(self.lock_piece(&[cs]), true);
                     self.last_thread[p] = Some(tid);
@@ -90,7 +90,7 @@ impl Node {
                 {
                     // ksoftirqd is a thread: switching to it is a context switch.
                     self.procs[p].stats.context_switches += 1;
-                    let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
+                    let cs = self.context_switch_piece();
                     j.add_or_merge(cs, true);
                     j.add_or_merge(self.lock_piece(&[cs]), true);
                     self.last_thread[p] = Some(KSOFTIRQD);
@@ -227,6 +227,15 @@ impl Node {
 }
 
 impl Node {
+    /// A context switch: the dispatcher's work, under its lock with `smp.thread_lock`.
+    fn context_switch_piece(&self) -> Piece {
+        let cs = self.piece(&self.cfg.costs.context_switch, 0, 1);
+        match self.cfg.smp.spinlocks && self.cfg.smp.thread_lock {
+            true => cs.locking(LockRef::Threads),
+            false => cs,
+        }
+    }
+
     /// The spinlock `lock` of a job with `data`: None when what it names is gone (a socket
     /// closed meanwhile), so there is nothing to take.
     fn lock_of(&mut self, lock: LockRef, data: &JobData) -> Option<&mut SpinLock> {
@@ -238,6 +247,7 @@ impl Node {
             LockRef::Allocator => return Some(&mut self.alloc_lock),
             LockRef::Ip => return Some(&mut self.ip_lock),
             LockRef::TcpContexts => return Some(&mut self.contexts_lock),
+            LockRef::Threads => return Some(&mut self.thread_lock),
             LockRef::None | LockRef::DevQueue => {}
         }
         let dev = self

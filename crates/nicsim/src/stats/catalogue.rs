@@ -182,6 +182,11 @@ fn ip_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
     f(&n.ip_lock.stats) as f64
 }
 
+/// The node's dispatcher lock count (`smp.thread_lock`).
+fn thread_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
+    f(&n.thread_lock.stats) as f64
+}
+
 /// The node's TCP context list lock count (`org.context_list_lock`).
 fn contexts_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
     f(&n.contexts_lock.stats) as f64
@@ -207,6 +212,7 @@ pub const LOCK_COUNTERS: &[Counter] = lock_counters![
     ("dev_queue", queue_lock),
     ("socket", socket_lock),
     ("allocator", allocator_lock),
+    ("threads", thread_lock),
     ("ip", ip_lock),
     ("tcp_contexts", contexts_lock);
     c("locks.socket.backlogged", Unit::Count, |n| n.stats.socket_backlogged as f64)
