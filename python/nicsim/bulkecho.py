@@ -187,12 +187,13 @@ def print_bulkecho(doc: dict) -> None:
         ends = total(p["host_us"], 10) if loopback else f"{total(p['send_us'], 10)} {total(p['receive_us'], 11)}"
         print(f"{p['tsdu_bytes']:>8} {value:>16.2f} {ends}")
     last = b["points"][-1] if b["points"] else {}
-    if last.get("host_us"):
-        print(f"over loopback, the host's work per {last['tsdu_bytes']}-B TSDU (send and receive), µs (instructions) by category: "
-              + ", ".join(f"{c} {v:.1f} ({last['host_instructions'][c]:.0f})" for c, v in last["host_us"].items() if v >= 0.05))
-    if last.get("send_us"):
-        print(f"{'per send' if bulk else 'per transaction (client)'} of {last['tsdu_bytes']} B, µs (instructions) by category: "
-              + ", ".join(f"{c} {v:.1f} ({last['send_instructions'][c]:.0f})" for c, v in last["send_us"].items() if v >= 0.05))
+    # The largest TSDU's breakdown: the host's over loopback, else the sender's.
+    end, what = ("host", "over loopback, the host's work per TSDU (send and receive)") if loopback else \
+        ("send", "per send" if bulk else "per transaction (client)")
+    if last.get(f"{end}_us"):
+        us, ins = last[f"{end}_us"], last[f"{end}_instructions"]
+        print(f"{what} of {last['tsdu_bytes']} B, µs (instructions) by category: "
+              + ", ".join(f"{c} {v:.1f} ({ins[c]:.0f})" for c, v in us.items() if v >= 0.05))
     smp = [p for p in b["points"] if p["cpus"] > 1]
     if smp:
         print(f"{'TSDU B':>8} {'CPUs':>5} {'speedup':>8}   busiest locks (spin µs, conflicts / acquisitions)")
