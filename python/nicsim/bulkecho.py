@@ -13,7 +13,7 @@ from .analytic import ilp as ilp_model
 from .config import org_doc, parse_set, resolve
 from .params import MAX_HOST_CPUS
 from .errors import ConfigError
-from .netperf import run_netperf
+from .netperf import ranked_locks, run_netperf
 from .units import parse_size as parse_bytes
 
 ORGS_BUILT = ("bsd", "streams", "streams-demux", "user_level_tcp", "linux")
@@ -87,11 +87,9 @@ def _breakdown(out: dict, node: str, tsdus: float) -> tuple[dict[str, float], di
 
 
 def lock_table(out: dict) -> list[dict]:
-    """Every lock some node took, the most contended first: time spun, then conflicts (§B.7
-    asks for both, since lockstat's conflicts alone under-weight long-held locks)."""
+    """Every lock some node took, the most contended first (`ranked_locks`)."""
     rows = [{"node": node, "lock": name, **{k: v[k] for k in ("acquisitions", "conflicts", "spin_us")}}
-            for node, n in out["nodes"].items() for name, v in n.get("locks", {}).items()
-            if "spin_us" in v and v["acquisitions"] > 0]
+            for node, n in out["nodes"].items() for name, v in ranked_locks(n.get("locks", {}))]
     return sorted(rows, key=lambda r: (-r["spin_us"], -r["conflicts"], -r["acquisitions"], r["node"], r["lock"]))
 
 

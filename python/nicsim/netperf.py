@@ -170,16 +170,21 @@ def print_sar(out: dict) -> None:
           f"sar {s['intr_sar_per_s']:,.0f}")
 
 
+def ranked_locks(locks: dict) -> list[tuple[str, dict]]:
+    """A node's locks that were taken, the most contended first: time spun, then conflicts
+    (§B.7 asks for both: lockstat's conflicts alone under-weight long-held locks)."""
+    taken = [(k, v) for k, v in locks.items() if "spin_us" in v and v["acquisitions"] > 0]
+    return sorted(taken, key=lambda kv: (-kv[1]["spin_us"], -kv[1]["conflicts"], -kv[1]["acquisitions"], kv[0]))
+
+
 def print_locks(out: dict) -> None:
     """With smp.spinlocks: the server's locks, the most contended first (time spun, then
     conflicts), and how often the socket's owner took TCP input over from the softirq."""
     locks = out["nodes"].get(out["netperf"]["server"], {}).get("locks")
     if not locks:
         return
-    spin = sorted(((k, v) for k, v in locks.items() if "spin_us" in v),
-                  key=lambda kv: (-kv[1]["spin_us"], -kv[1]["conflicts"], kv[0]))
     cells = [f"{k}: {v['acquisitions']:,} acquisitions, {v['conflicts']:,} conflicts, {v['spin_us']:,.1f} µs spun"
-             for k, v in spin]
+             for k, v in ranked_locks(locks)]
     if "socket" in locks:
         cells.append(f"{locks['socket']['backlogged']:,} segments backlogged for their socket's owner")
     print("locks (most contended first): " + "; ".join(cells))

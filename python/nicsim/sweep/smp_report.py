@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..netperf import ranked_locks
 from ..plot import plt
 
 CPUS, TSDU = "cpu.count", "workload.netperf.msg_bytes"
@@ -25,8 +26,7 @@ def smp_table(df: pd.DataFrame, params: dict, results: dict) -> pd.DataFrame:
         n = res["netperf"]
         rate = "throughput_mbps" if "throughput_mbps" in n["aggregate"] else "transactions_per_s"
         r = {**p, "cpus": int(p[CPUS]), "tsdu_bytes": n["msg_bytes"], "rate": n["aggregate"][rate], "rate_key": rate}
-        locks = res["nodes"][n["server"]].get("locks", {})
-        ranked = sorted(((k, v) for k, v in locks.items() if "spin_us" in v), key=lambda kv: (-kv[1]["spin_us"], -kv[1]["conflicts"], kv[0]))
+        ranked = ranked_locks(res["nodes"][n["server"]].get("locks", {}))
         for k, v in ranked:
             r[f"lock.{k}.spin_us"], r[f"lock.{k}.conflicts"], r[f"lock.{k}.acquisitions"] = v["spin_us"], v["conflicts"], v["acquisitions"]
         r["top_lock"] = ranked[0][0] if ranked else None
