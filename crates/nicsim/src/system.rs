@@ -17,7 +17,7 @@ use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
 use crate::stats::Snapshot;
-use crate::units::{Duration, Freq, Time};
+use crate::units::{Freq, Time};
 
 /// Flow ids a connection may take: 0 is "no connection", the rest are ephemeral ports.
 pub const MAX_CONNECTIONS: usize = FlowId::MAX as usize;
@@ -172,11 +172,8 @@ impl World {
             node.start_periodic(&mut eng, cfg.smp.background_ipi_per_s, cross_call);
             node.start_periodic(&mut eng, cfg.sched.tick_hz, tick);
             node.start_polling(&mut eng);
-            if let Some((_, _, per_s)) = cfg.tcp.timers.ticks() {
-                eng.after(
-                    Duration((1e12 / per_s) as u64),
-                    Ev::TcpTimer { node: node.id },
-                );
+            if let Some(t) = cfg.tcp.timers.ticks() {
+                eng.after(t.run_interval(), Ev::TcpTimer { node: node.id });
             }
         }
         if cfg.topology.server_nic_irq == NicIrq::PeriodicRebalance {
@@ -376,10 +373,7 @@ impl World {
                 let hz = self.cfg.sched.tick_hz;
                 nodes[node as usize].on_tick(e, w, proc as usize, hz);
             }
-            Ev::TcpTimer { node } => {
-                let per_s = self.cfg.tcp.timers.ticks().map_or(0.0, |t| t.2);
-                nodes[node as usize].on_tcp_timer(e, w, per_s);
-            }
+            Ev::TcpTimer { node } => nodes[node as usize].on_tcp_timer(e, w),
             Ev::IrqRebalance { node } => {
                 let every = self.cfg.topology.irq_rebalance_interval_ps;
                 e.after(every, Ev::IrqRebalance { node });

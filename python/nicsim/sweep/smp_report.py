@@ -11,7 +11,7 @@ import pandas as pd
 from ..netperf import ranked_locks
 from ..plot import plt
 
-CPUS, TSDU = "cpu.count", "workload.netperf.msg_bytes"
+CPUS = "cpu.count"
 
 
 def smp_table(df: pd.DataFrame, params: dict, results: dict) -> pd.DataFrame:

@@ -266,16 +266,38 @@ pub enum TcpTimers {
     Merged,
 }
 
+/// The periodic routines that run TCP's timers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimerTicks {
+    /// Between the ticks that send due delayed ACKs.
+    pub delack_period: Duration,
+    /// Between the ticks that run the retransmission, persist and TIME_WAIT timers.
+    pub slow_period: Duration,
+    /// Runs of a routine per second, evenly spaced [N], each a walk of the connection list.
+    pub runs_per_s: f64,
+}
+
+impl TimerTicks {
+    /// Between two runs of a routine.
+    pub fn run_interval(&self) -> Duration {
+        Duration((1e12 / self.runs_per_s) as u64)
+    }
+}
+
 impl TcpTimers {
-    /// The periods of the routine for delayed ACKs and of the one for the other timers, and
-    /// the routines run per second (None: per-socket timers).
-    pub fn ticks(self) -> Option<(Duration, Duration, f64)> {
+    /// The routines' ticks (None: per-socket timers).
+    pub fn ticks(self) -> Option<TimerTicks> {
         const MS: u64 = 1_000_000_000;
-        match self {
-            TcpTimers::Precise => None,
-            TcpTimers::Bsd => Some((Duration(200 * MS), Duration(500 * MS), 7.0)),
-            TcpTimers::Merged => Some((Duration(250 * MS), Duration(500 * MS), 4.0)),
-        }
+        let (delack_ms, runs_per_s) = match self {
+            TcpTimers::Precise => return None,
+            TcpTimers::Bsd => (200, 7.0),
+            TcpTimers::Merged => (250, 4.0),
+        };
+        Some(TimerTicks {
+            delack_period: Duration(delack_ms * MS),
+            slow_period: Duration(500 * MS),
+            runs_per_s,
+        })
     }
 }
 

@@ -174,13 +174,16 @@ impl Node {
         self.on_irq(eng, wire, p, IrqKind::Tick);
     }
 
-    /// The periodic TCP timer routine runs on the first host CPU, `per_s` times a second; the
-    /// timers it serves fire at their (tick-aligned) deadlines as before.
-    pub fn on_tcp_timer(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, per_s: f64) {
-        eng.after(
-            Duration((1e12 / per_s) as u64),
-            Ev::TcpTimer { node: self.id },
-        );
+    /// The periodic TCP timer routine runs on the first host CPU; the timers it serves fire at
+    /// their (tick-aligned) deadlines as before.
+    pub fn on_tcp_timer(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire) {
+        let ticks = self
+            .cfg
+            .tcp
+            .timers
+            .ticks()
+            .expect("a periodic TCP timer routine");
+        eng.after(ticks.run_interval(), Ev::TcpTimer { node: self.id });
         self.on_irq(eng, wire, 0, IrqKind::TcpTimer);
     }
 

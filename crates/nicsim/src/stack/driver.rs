@@ -7,13 +7,11 @@ use crate::handoff::queues::Class;
 use crate::handoff::Owner;
 use crate::hw::cpu::{Ctx, Processor};
 use crate::hw::dma::Chan;
-use crate::hw::frame::FlowId;
 use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES};
 use crate::hw::nic::{FlushCause, Held, IrqDecision};
 use crate::node::netdev::DevId;
 use crate::node::{Ev, IrqKind, Node, Wire};
 use crate::placement::{Acks, Receive};
-use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
 use crate::stack::{Frame, Payload};
 use crate::units::Time;
@@ -31,18 +29,23 @@ impl Node {
         let c = self
             .conn_of(seg.flow)
             .expect("a segment of an open connection");
-        if let Some(peer) = self.conns[c].lo_peer {
-            self.lo_xmit(p, c, peer, seg);
-            return;
-        }
-        let d = self.conns[c].dev;
         // A SACK option (only while the receiver holds out-of-order data) lengthens the header.
         let header = self.header_bytes()
             + seg.sack_option_bytes()
             + seg.syn_option_bytes(self.cfg.tcp.timestamps);
-        let f = Frame::tcp(seg, header, self.devs[d].addr, self.conns[c].peer);
         self.stats.payload_tx_bytes += seg.len as u64;
         self.conns[c].tx_payload_bytes += seg.len as u64;
+        let d = self.conns[c].dev;
+        if let Some(peer) = self.conns[c].lo_peer {
+            // Addressed to this node, as the other end's segment.
+            let addr = self.devs[d].addr;
+            self.lo_xmit(
+                p,
+                Frame::tcp(Segment { flow: peer, ..seg }, header, addr, addr),
+            );
+            return;
+        }
+        let f = Frame::tcp(seg, header, self.devs[d].addr, self.conns[c].peer);
         if self.roles.acks == Acks::NicLocal && seg.is_pure_ack() {
             // Built in NIC memory and handed to the MAC: no descriptor, no DMA.
             self.send_frame(eng, wire, d, f);
@@ -55,15 +58,10 @@ impl Node {
         self.queue_tx(eng, d, f);
     }
 
-    /// The loopback interface (Linux `loopback_xmit`, AIX `looutput`): the segment becomes the
+    /// The loopback interface (Linux `loopback_xmit`, AIX `looutput`): the frame becomes the
     /// other end's input on this processor's backlog, and the receive softirq is raised here.
     /// No device, no DMA, no interrupt, no transmit completion: the buffer travels.
-    fn lo_xmit(&mut self, p: usize, c: ConnId, peer: FlowId, seg: Segment) {
-        let addr = self.devs[self.conns[c].dev].addr;
-        let header = self.header_bytes() + seg.sack_option_bytes();
-        let f = Frame::tcp(Segment { flow: peer, ..seg }, header, addr, addr);
-        self.stats.payload_tx_bytes += seg.len as u64;
-        self.conns[c].tx_payload_bytes += seg.len as u64;
+    fn lo_xmit(&mut self, p: usize, f: Frame) {
         self.sq[p].backlog.push_back(f);
         self.raise_softirq_local(p);
     }

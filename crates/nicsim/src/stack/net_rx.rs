@@ -295,10 +295,11 @@ impl Node {
     /// of `flow` (a driver that copies frames pays per byte), under the device's queue lock
     /// when spinlocks are modelled; over loopback, its transmit routine, which takes none.
     pub(crate) fn tx_dev_piece(&self, flow: FlowId, bytes: u64) -> Piece {
-        let lo = self
-            .flows
-            .get(flow)
-            .is_some_and(|c| self.conns[c].lo_peer.is_some());
+        let lo = self.cfg.topology.loopback
+            && self
+                .flows
+                .get(flow)
+                .is_some_and(|c| self.conns[c].lo_peer.is_some());
         if lo {
             return self.piece(&self.cfg.costs.lo_xmit, bytes, 1);
         }

@@ -283,10 +283,11 @@ impl Node {
     /// Whether flow `flow`'s TCP input is its process's to run: always with user-level TCP,
     /// else while a process owns the socket (with `smp.spinlocks`).
     pub(crate) fn socket_owned(&self, flow: FlowId) -> bool {
-        self.conn_of(flow).is_some_and(|c| {
-            self.cfg.org.tcp_in_library
-                || (self.cfg.smp.spinlocks && self.conns[c].owned_by.is_some())
-        })
+        let (library, spinlocks) = (self.cfg.org.tcp_in_library, self.cfg.smp.spinlocks);
+        (library || spinlocks)
+            && self
+                .conn_of(flow)
+                .is_some_and(|c| library || self.conns[c].owned_by.is_some())
     }
 
     /// Thread `tid` takes connection `c`'s socket for a step of its call (`lock_sock`).

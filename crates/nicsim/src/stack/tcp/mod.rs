@@ -19,7 +19,7 @@
 //! handshake, FIN, TIME_WAIT) are in `lifecycle.rs`; `Tcp::new` starts established, as the
 //! two-host benchmarks' connections are (they open before anything is measured).
 
-use crate::config::{BufferSemantics, Tcp as TcpCfg};
+use crate::config::{BufferSemantics, Tcp as TcpCfg, TimerTicks};
 use crate::units::{Duration, Time};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -186,9 +186,8 @@ pub struct Tcp {
     delack: Duration,
     rto_min: Duration,
     quickack_max: u32,
-    /// The periods of the routines that run delayed ACKs and the other timers, when timers
-    /// fire on their ticks (`tcp.timers`).
-    ticks: Option<(Duration, Duration)>,
+    /// The routines whose ticks timers fire on (`tcp.timers`), if they do.
+    ticks: Option<TimerTicks>,
     // sender
     snd_una: u64,
     snd_nxt: u64,
@@ -267,7 +266,7 @@ impl Tcp {
     pub(super) fn delack_at(&self, now: Time) -> Time {
         match self.ticks {
             None => now + self.delack,
-            Some((fast, _)) => Time((now.0 / fast.0 + 1) * fast.0),
+            Some(k) => Time((now.0 / k.delack_period.0 + 1) * k.delack_period.0),
         }
     }
 
@@ -276,7 +275,7 @@ impl Tcp {
     pub(super) fn slow_at(&self, t: Time) -> Time {
         match self.ticks {
             None => t,
-            Some((_, slow)) => Time(t.0.div_ceil(slow.0) * slow.0),
+            Some(k) => Time(t.0.div_ceil(k.slow_period.0) * k.slow_period.0),
         }
     }
 
@@ -301,7 +300,7 @@ impl Tcp {
             delack: cfg.delack_min_ps,
             rto_min: cfg.rto_min_ps,
             quickack_max: cfg.quickack_segments,
-            ticks: cfg.timers.ticks().map(|(fast, slow, _)| (fast, slow)),
+            ticks: cfg.timers.ticks(),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
