@@ -135,6 +135,9 @@ pub struct Processor {
     pub owed: std::collections::VecDeque<Job>,
     pub suspended: [Option<Job>; 3],
     pub running: Option<(Ctx, Job)>,
+    /// The chunk in progress, cut in place (`cut_chunk`): a chunk is a few hundred bytes, and
+    /// returning one by value cost a copy per chunk.
+    pub chunk: Chunk,
     /// End, category and context of the chunk in progress, so snapshots can exclude its future.
     pub chunk_end: Time,
     /// The chunk in progress: picoseconds accounted to each of its parts' categories, in order.
@@ -160,6 +163,7 @@ impl Processor {
             owed: Default::default(),
             suspended: [None, None, None],
             running: None,
+            chunk: Chunk::spin(JobData::default()),
             chunk_end: Time::ZERO,
             chunk_parts: [(Category::Os, 0, 0); MAX_PIECES],
             chunk_n: 0,
@@ -174,15 +178,25 @@ impl Processor {
         }
     }
 
-    /// Cuts the next chunk off the running job: at most `batch_refs` references with their
-    /// share of the instructions; register accesses go with the first chunk of a piece.
-    /// Returns `None` when the job has no work left.
+    /// The next chunk (`cut_chunk`), copied out.
+    #[cfg(test)]
     pub fn next_chunk(&mut self) -> Option<Chunk> {
+        self.cut_chunk().then_some(self.chunk)
+    }
+
+    /// Cuts the next chunk off the running job into `chunk`: at most `batch_refs` references
+    /// with their share of the instructions; register accesses go with the first chunk of a
+    /// piece. Returns false when the job has no work left.
+    pub fn cut_chunk(&mut self) -> bool {
         let batch = self.batch_refs;
-        let (_, job) = self.running.as_mut()?;
+        let Some((_, job)) = self.running.as_mut() else {
+            return false;
+        };
         loop {
             let idx = job.idx as usize;
-            let p = job.current()?;
+            let Some(p) = job.current() else {
+                return false;
+            };
             if p.is_empty() {
                 job.idx += 1;
                 continue;
@@ -210,15 +224,14 @@ impl Processor {
                 to,
                 lock: p.lock,
             };
-            let mut c = Chunk {
-                refs,
-                cycles,
-                pio_reads: p.pio_reads as u32,
-                pio_writes: p.pio_writes as u32,
-                parts: [part; MAX_PIECES],
-                n_parts: 1,
-                data: job.data,
-            };
+            let c = &mut self.chunk;
+            c.refs = refs;
+            c.cycles = cycles;
+            c.pio_reads = p.pio_reads as u32;
+            c.pio_writes = p.pio_writes as u32;
+            c.parts[0] = part;
+            c.n_parts = 1;
+            c.data = job.data;
             let q = &mut job.pieces[idx];
             q.done = (to * u16::MAX as f64).round() as u16;
             q.refs -= refs;
@@ -261,7 +274,7 @@ impl Processor {
                 job.pieces[k] = Piece::default();
                 k += 1;
             }
-            return Some(c);
+            return true;
         }
     }
 
@@ -270,19 +283,19 @@ impl Processor {
         self.clock.duration_of(cycles * self.cpi)
     }
 
-    /// Accounts chunk `c`, started at `start`, whose register accesses ended at `regs_end`,
-    /// memory stalls at `stall_end` and whole work at `end`. Registers go to its first part;
-    /// the stall is shared by references and the instructions by cycles, the last part taking
-    /// the rounding, so the parts sum to the chunk's time.
+    /// Accounts the chunk in progress, started at `start`, whose register accesses ended at
+    /// `regs_end`, memory stalls at `stall_end` and whole work at `end`. Registers go to its
+    /// first part; the stall is shared by references and the instructions by cycles, the last
+    /// part taking the rounding, so the parts sum to the chunk's time.
     pub fn account_chunk(
         &mut self,
         ctx: Ctx,
-        c: &Chunk,
         start: Time,
         regs_end: Time,
         stall_end: Time,
         end: Time,
     ) {
+        let c = &self.chunk;
         let total = (end - start).0;
         let stall = (stall_end - regs_end).0 as f64;
         let n = c.n_parts as usize;

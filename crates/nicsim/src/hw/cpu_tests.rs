@@ -176,7 +176,8 @@ fn short_pieces_ride_in_one_chunk_and_keep_their_categories() {
     let (t0, t1, t2) = (Time(0), Time(1_000), Time(31_000));
     let end = t2 + p.instr_time(c.cycles);
     p.running = Some((Ctx::Softirq, Job::new(Then::Nothing)));
-    p.account_chunk(Ctx::Softirq, &c, t0, t1, t2, end);
+    p.chunk = c;
+    p.account_chunk(Ctx::Softirq, t0, t1, t2, end);
     let busy = p.stats.busy_ps;
     // Registers and a third of the stall go with the driver part; it ran first.
     let driver = 1_000 + 10_000 + p.instr_time(100.0).0;

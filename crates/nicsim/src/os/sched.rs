@@ -117,9 +117,10 @@ impl Node {
                 {
                     // Spin (busy, interruptible) until the holder releases, then try again.
                     let (ctx, job) = self.procs[p].running.as_ref().unwrap();
-                    let spin = Chunk::spin(job.data);
-                    let ctx = *ctx;
-                    self.procs[p].account_chunk(ctx, &spin, now, now, now, until);
+                    let (ctx, data) = (*ctx, job.data);
+                    let proc = &mut self.procs[p];
+                    proc.chunk = Chunk::spin(data);
+                    proc.account_chunk(ctx, now, now, now, until);
                     eng.at(
                         until,
                         Ev::Chunk {
@@ -131,19 +132,21 @@ impl Node {
                 }
             }
         }
-        let Some(c) = self.procs[p].next_chunk() else {
+        if !self.procs[p].cut_chunk() {
             return false;
-        };
-        let clock = self.procs[p].clock;
+        }
+        let proc = &self.procs[p];
+        let (c, clock) = (&proc.chunk, proc.clock);
         let regs_end = self
             .mem
             .registers(now, p, clock, c.pio_reads, c.pio_writes, &mut self.io);
-        let stall_end = self.mem.access(regs_end, p, clock, &c);
-        let t = stall_end + self.procs[p].instr_time(c.cycles);
-        let ctx = self.procs[p].running.as_ref().unwrap().0;
-        self.procs[p].account_chunk(ctx, &c, now, regs_end, stall_end, t);
-        if c.parts[0].lock != LockRef::None && c.parts[0].to >= 1.0 {
-            self.release_lock(p, c.parts[0].lock, &c.data, t);
+        let stall_end = self.mem.access(regs_end, p, clock, c);
+        let t = stall_end + proc.instr_time(c.cycles);
+        let (first, data) = (c.parts[0], c.data);
+        let ctx = proc.running.as_ref().unwrap().0;
+        self.procs[p].account_chunk(ctx, now, regs_end, stall_end, t);
+        if first.lock != LockRef::None && first.to >= 1.0 {
+            self.release_lock(p, first.lock, &data, t);
         }
 
         eng.at(
