@@ -144,7 +144,7 @@ fn ceil_u64(x: f64) -> u64 {
 /// `x.round() as u64` (halves away from zero), bit for bit, without the libm call; below 2^52
 /// `x - t` is exact, above it `x` is whole.
 #[inline]
-fn round_u64(x: f64) -> u64 {
+pub(crate) fn round_u64(x: f64) -> u64 {
     if x.is_nan() || x <= 0.0 {
         return 0;
     }

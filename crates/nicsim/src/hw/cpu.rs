@@ -3,7 +3,7 @@
 //! busy time accounted by category (host-path §2.2, §2.8, §7.5).
 
 use crate::config::{Category, ProcName, CATEGORY_COUNT, STAGE_NAMES};
-use crate::units::{Duration, Freq, Time};
+use crate::units::{round_u64, Duration, Freq, Time};
 
 use super::job::MAX_PIECES;
 pub use super::job::{Job, JobData, LockRef, Notice, Piece, Then, Touches};
@@ -233,7 +233,7 @@ impl Processor {
             c.n_parts = 1;
             c.data = job.data;
             let q = &mut job.pieces[idx];
-            q.done = (to * u16::MAX as f64).round() as u16;
+            q.done = round_u64(to * u16::MAX as f64) as u16;
             q.refs -= refs;
             q.cycles -= cycles;
             q.pio_reads = 0;
