@@ -71,7 +71,8 @@ def test_receive_livelock_without_napi_and_a_plateau_with_it():
     napi = [_delivered(r, "napi") for r in rates]
     assert per_irq[0][0] == pytest.approx(20_000, rel=0.02) and napi[0][0] == pytest.approx(20_000, rel=0.02)
     assert per_irq[-1][0] < 0.05 * max(d for d, _ in per_irq) and per_irq[-1][1] > 0.95
-    assert napi[-1][0] > 0.8 * max(d for d, _ in napi) > 50_000
+    # NAPI holds a plateau near its peak, which lies well above the lowest offered rate.
+    assert napi[-1][0] > 0.8 * max(d for d, _ in napi) > 2 * rates[0]
 
 
 def test_generator_rate_above_the_link_is_refused():
@@ -109,7 +110,8 @@ def test_gro_merges_frames_so_tcp_runs_and_acks_once_per_merged_segment():
     # Per byte: less TCP/IP work and fewer ACKs; the freed receiver moves more.
     per_mb = lambda p, x: x / p["throughput_mbps"]
     assert per_mb(on, cpu_on["busy"]["tcpip"]) < 0.85 * per_mb(off, cpu_off["busy"]["tcpip"])
-    assert per_mb(on, on["nodes"]["node1"]["acks_sent"]) < 0.5 * per_mb(off, off["nodes"]["node1"]["acks_sent"])
+    acks = lambda p: p["nodes"]["node1"]["acks_sent"] / p["nodes"]["node0"]["app_bytes_sent"]
+    assert acks(on) < 0.5 * acks(off)
     assert on["throughput_mbps"] > off["throughput_mbps"]
 
 
@@ -126,8 +128,10 @@ def test_tso_passes_a_send_through_tcp_ip_and_the_driver_once_and_the_wire_still
     # The receiver still gets MSS frames: it acknowledges about every other one, as without
     # TSO (within 10%: the sender's bursts of a size goal change when delayed ACKs fire), not
     # once per send, which would be about one ACK per 30 frames here.
-    acks = lambda p: per_mb(p, p["nodes"]["node1"]["acks_sent"])
+    # Counts over the transfer are taken per byte sent (utilisations, above, per Mbps).
+    per_byte = lambda p, x: x / p["nodes"]["node0"]["app_bytes_sent"]
+    acks = lambda p: per_byte(p, p["nodes"]["node1"]["acks_sent"])
     assert acks(on) == pytest.approx(acks(off), rel=0.1)
     # One descriptor and one DMA request per send: fewer I/O transactions per byte.
-    io = lambda p: per_mb(p, p["nodes"]["node0"]["io_transactions"])
+    io = lambda p: per_byte(p, p["nodes"]["node0"]["io_transactions"])
     assert io(on) < io(off)

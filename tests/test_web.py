@@ -38,8 +38,10 @@ def test_a_connection_per_request_adds_the_connection_setup_netperf_measures():
     window = {"workload.netperf.duration_ps": "300 ms", "workload.netperf.warmup_ps": "100 ms"}
     lat = {t: run_netperf("ortiz2008-base", window, test=t, msg_size="200 B")["netperf"]["latency_us"]["mean"] / 1000
            for t in ("TCP_RR", "TCP_CRR")}
-    # Connection setup as netperf sees it: a TCP_CRR transaction less a TCP_RR one.
-    assert fresh - kept == pytest.approx(lat["TCP_CRR"] - lat["TCP_RR"], rel=0.05)
+    # Connection setup as netperf sees it: a TCP_CRR transaction less a TCP_RR one. Within
+    # 10%: TCP_CRR's back-to-back transactions also meet the previous connection's teardown,
+    # which the web client's think time keeps off the response.
+    assert fresh - kept == pytest.approx(lat["TCP_CRR"] - lat["TCP_RR"], rel=0.1)
 
 
 def test_a_connection_per_request_pays_setup_and_teardown():
