@@ -40,3 +40,20 @@ def test_onload_cpu0_runs_a_subset_of_offloads_cpu0_work():
     assert onload <= offload
     assert {"irq_entry", "rx_hardirq", "irq_exit"} <= offload - onload
     assert off_cpu0["nic_irq_per_s"] > 0
+
+
+def test_a_base_target_outside_its_tolerance_costs_far_more_than_a_training_row():
+    """The objective's exact penalty: the same miss weighs ~100x the distance on a base
+    target (a requirement) and only its square on a training row (best effort)."""
+    from nicsim.calibrate import objective
+
+    def row(role, model, passed):
+        return {"id": "x", "role": role, "reference": None, "model": model, "tolerance": "230:315",
+                "metric": "peak_mbps", "passed": passed}
+
+    inside = objective([row("target", 250.0, True)])
+    target = objective([row("target", 225.75, False)])  # 0.1 half-widths below the band
+    training = objective([row("training", 225.75, False)])
+    assert inside == 0.0
+    assert training == pytest.approx(0.01)
+    assert target == pytest.approx(0.01 + 100 * 0.1)
