@@ -57,3 +57,13 @@ def test_a_base_target_outside_its_tolerance_costs_far_more_than_a_training_row(
     assert inside == 0.0
     assert training == pytest.approx(0.01)
     assert target == pytest.approx(0.01 + 100 * 0.1)
+
+
+def test_a_one_sided_target_is_penalised_from_its_bound():
+    """T4's tolerance is a bound (≥ 0.90), not a band around its reference: 0.855 lies one
+    twentieth of the bound (0.045) below it, and the penalty measures that distance."""
+    from nicsim.calibrate import objective
+
+    row = {"id": "T4", "role": "target", "reference": 0.9, "model": 0.855, "tolerance": ">=0.9",
+           "metric": "node1.cpu0", "passed": False}
+    assert objective([row]) == pytest.approx(1.0 + 100 * 1.0)

@@ -102,6 +102,12 @@ def test_a_trace_faster_than_the_link_names_the_line(tmp_path):
         resolve(None, {"workload.kind": "packet_gen", "nic.mtu_bytes": "1500 B", "workload.packet_gen.trace_file": str(trace)})
 
 
+def _per_byte_sent(point, count):
+    """A count taken over a point's transfers, per byte the sender sent (utilisations are
+    rates and go per Mbps instead)."""
+    return count / point["nodes"]["node0"]["app_bytes_sent"]
+
+
 def test_gro_merges_frames_so_tcp_runs_and_acks_once_per_merged_segment():
     std = {**STREAM, "nic.mtu_bytes": "1500 B"}
     off = point("ortiz2008-base", std)
@@ -110,7 +116,7 @@ def test_gro_merges_frames_so_tcp_runs_and_acks_once_per_merged_segment():
     # Per byte: less TCP/IP work and fewer ACKs; the freed receiver moves more.
     per_mb = lambda p, x: x / p["throughput_mbps"]
     assert per_mb(on, cpu_on["busy"]["tcpip"]) < 0.85 * per_mb(off, cpu_off["busy"]["tcpip"])
-    acks = lambda p: p["nodes"]["node1"]["acks_sent"] / p["nodes"]["node0"]["app_bytes_sent"]
+    acks = lambda p: _per_byte_sent(p, p["nodes"]["node1"]["acks_sent"])
     assert acks(on) < 0.5 * acks(off)
     assert on["throughput_mbps"] > off["throughput_mbps"]
 
@@ -128,10 +134,8 @@ def test_tso_passes_a_send_through_tcp_ip_and_the_driver_once_and_the_wire_still
     # The receiver still gets MSS frames: it acknowledges about every other one, as without
     # TSO (within 10%: the sender's bursts of a size goal change when delayed ACKs fire), not
     # once per send, which would be about one ACK per 30 frames here.
-    # Counts over the transfer are taken per byte sent (utilisations, above, per Mbps).
-    per_byte = lambda p, x: x / p["nodes"]["node0"]["app_bytes_sent"]
-    acks = lambda p: per_byte(p, p["nodes"]["node1"]["acks_sent"])
+    acks = lambda p: _per_byte_sent(p, p["nodes"]["node1"]["acks_sent"])
     assert acks(on) == pytest.approx(acks(off), rel=0.1)
     # One descriptor and one DMA request per send: fewer I/O transactions per byte.
-    io = lambda p: per_byte(p, p["nodes"]["node0"]["io_transactions"])
+    io = lambda p: _per_byte_sent(p, p["nodes"]["node0"]["io_transactions"])
     assert io(on) < io(off)

@@ -42,6 +42,12 @@ CANDIDATES: dict[str, dict[str, str]] = {
 }
 
 
+def _scored_from_reference(r: dict, band) -> bool:
+    """Whether a row's miss is measured from its reference value (a finite band around it)
+    rather than from the edge of the band or bound it must lie in."""
+    return band != "order" and r["reference"] is not None and math.isfinite(band[0]) and math.isfinite(band[1])
+
+
 def _miss(r: dict) -> float:
     """Squared normalised distance of one row's model figure from what it allows."""
     band = parse_tolerance(r["tolerance"], r["reference"])
@@ -59,7 +65,7 @@ def _miss(r: dict) -> float:
     if x is None:
         return 100.0
     lo, hi = band
-    if r["reference"] is not None and math.isfinite(lo) and math.isfinite(hi):
+    if _scored_from_reference(r, band):
         return ((x - r["reference"]) / ((hi - lo) / 2)) ** 2
     width = (hi - lo) / 2 if math.isfinite(lo) and math.isfinite(hi) else 0.05 * abs(lo if math.isfinite(lo) else hi)
     out = max(0.0, lo - x, x - hi)
@@ -70,8 +76,9 @@ def _outside(r: dict) -> float:
     """How far a row lies beyond its tolerance, in half-widths (0 when it passes)."""
     if r["passed"]:
         return 0.0
-    value_row = r["reference"] is not None and isinstance(r["model"], (int, float))
-    return max(0.0, math.sqrt(_miss(r)) - 1.0) if value_row else math.sqrt(_miss(r))
+    from_reference = r["model"] is not None and _scored_from_reference(r, parse_tolerance(r["tolerance"], r["reference"]))
+    # From the reference, the tolerance's edge lies one half-width out; otherwise at zero.
+    return max(0.0, math.sqrt(_miss(r)) - 1.0) if from_reference else math.sqrt(_miss(r))
 
 
 def objective(results: list[dict]) -> float:
