@@ -31,25 +31,25 @@ fn validate(config_json: &str) -> PyResult<()> {
 /// (`nicsim::derived`, schema in docs/output.md).
 #[pyfunction]
 fn derived(config_json: &str) -> PyResult<String> {
-    nicsim::derived::derived_json(config_json).map_err(to_py)
+    nicsim::api::derived_json(config_json).map_err(to_py)
 }
 
 /// The fixed latencies of one frame of `payload_bytes` from node0 to node1, in ps (JSON).
 #[pyfunction]
 fn hardware_latencies(config_json: &str, payload_bytes: u64) -> PyResult<String> {
-    nicsim::derived::hardware_latencies_json(config_json, payload_bytes).map_err(to_py)
+    nicsim::api::hardware_latencies_json(config_json, payload_bytes).map_err(to_py)
 }
 
 /// What the "0 = auto" parameters resolve to, from the MTU, timestamps and link rate (JSON).
 #[pyfunction]
 fn derived_defaults(mtu_bytes: u64, timestamps: bool, rate_bps: u64) -> PyResult<String> {
-    nicsim::derived::defaults_json(mtu_bytes, timestamps, rate_bps).map_err(to_py)
+    nicsim::api::defaults_json(mtu_bytes, timestamps, rate_bps).map_err(to_py)
 }
 
 /// A configuration as the core parsed it, serialised back (JSON).
 #[pyfunction]
 fn parsed_config(config_json: &str) -> PyResult<String> {
-    nicsim::derived::parsed_config_json(config_json).map_err(to_py)
+    nicsim::api::parsed_config_json(config_json).map_err(to_py)
 }
 
 /// The engine's reference scenario; returns (events, packets, mean sojourn µs, predicted µs, wall s).

@@ -4,7 +4,7 @@
 //! Python layer read these instead of re-deriving them, so the two cannot drift. Nothing here
 //! runs the simulation; the tests at the bottom pin these values to a built model.
 //!
-//! Three entry points, each with a JSON form for the binding:
+//! Three entry points, each with a JSON form for the binding (`api.rs`):
 //! - `defaults(mtu, timestamps, rate)`: what the "0 = auto" parameters resolve to; needs only
 //!   three values, so configuration resolution can call it before a full `Config` exists.
 //! - `derived(&Config)`: per-configuration constants (MSS, header and framing bytes, link
@@ -20,7 +20,6 @@ use crate::hw::memory::MemoryModel;
 use crate::placement::processors;
 use crate::stack::tcp;
 use crate::units::{BitRate, Time};
-use crate::Error;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -233,11 +232,11 @@ pub fn dma_transfer_ps(cfg: &Config, bytes: u64) -> u64 {
 }
 
 /// `payload_bytes` in one frame (a payload above the MSS is priced as one oversized frame).
-pub fn hardware_latencies(cfg: &Config, payload_bytes: u64) -> Result<HardwareLatencies, Error> {
+pub fn hardware_latencies(cfg: &Config, payload_bytes: u64) -> Result<HardwareLatencies, String> {
     let receiver = cfg
         .placements
         .get(1)
-        .ok_or_else(|| Error::Config("placements: node1 has no placement".into()))?;
+        .ok_or("placements: node1 has no placement")?;
     let ip = payload_bytes + tcp::header_bytes(cfg.tcp.timestamps);
     let read = ip + ETH_HEADER_BYTES + cfg.nic.descriptor_bytes;
     let write = ip + ETH_HEADER_BYTES + cfg.nic.descriptor_bytes + cfg.nic.status_block_bytes;
@@ -257,64 +256,6 @@ pub fn hardware_latencies(cfg: &Config, payload_bytes: u64) -> Result<HardwareLa
             IrqPath::Direct => 0,
         },
     })
-}
-
-// ---------------------------------------------------------------- JSON boundary
-
-fn check_link(mtu_bytes: u64, timestamps: bool, rate_bps: u64) -> Result<(), Error> {
-    let header = tcp::header_bytes(timestamps);
-    if mtu_bytes <= header {
-        return Err(Error::Config(format!(
-            "nic.mtu_bytes = {mtu_bytes} leaves no payload after {header} bytes of IP and TCP headers"
-        )));
-    }
-    if rate_bps == 0 {
-        return Err(Error::Config("link.rate_bps must be positive".into()));
-    }
-    Ok(())
-}
-
-fn check(cfg: &Config) -> Result<(), Error> {
-    check_link(cfg.nic.mtu_bytes, cfg.tcp.timestamps, cfg.link.rate_bps.0)?;
-    if !cfg.io.ideal && cfg.io.rate_bps.0 == 0 {
-        return Err(Error::Config("io.rate_bps must be positive".into()));
-    }
-    if cfg.nic_cpu.present && cfg.nic_cpu.speed_fraction <= 0.0 {
-        return Err(Error::Config(
-            "nic_cpu.speed_fraction must be positive".into(),
-        ));
-    }
-    Ok(())
-}
-
-fn to_json<T: Serialize>(v: &T) -> Result<String, Error> {
-    serde_json::to_string(v).map_err(|e| Error::Simulation(format!("cannot serialise: {e}")))
-}
-
-/// `defaults` from three values, as JSON.
-pub fn defaults_json(mtu_bytes: u64, timestamps: bool, rate_bps: u64) -> Result<String, Error> {
-    check_link(mtu_bytes, timestamps, rate_bps)?;
-    to_json(&defaults(mtu_bytes, timestamps, BitRate(rate_bps)))
-}
-
-/// `derived` of a configuration document (the JSON `run` takes), as JSON.
-pub fn derived_json(config_json: &str) -> Result<String, Error> {
-    let cfg = crate::parse_config(config_json)?;
-    check(&cfg)?;
-    to_json(&derived(&cfg))
-}
-
-/// `hardware_latencies` of a configuration document and a payload, as JSON.
-pub fn hardware_latencies_json(config_json: &str, payload_bytes: u64) -> Result<String, Error> {
-    let cfg = crate::parse_config(config_json)?;
-    check(&cfg)?;
-    to_json(&hardware_latencies(&cfg, payload_bytes)?)
-}
-
-/// A configuration document as the core parsed it, serialised back: every field the core
-/// holds, with the value it will use (for the parameter contract test).
-pub fn parsed_config_json(config_json: &str) -> Result<String, Error> {
-    to_json(&crate::parse_config(config_json)?)
 }
 
 #[cfg(test)]
@@ -492,21 +433,5 @@ mod tests {
             }
             assert_eq!(d.mem_mean_access_cycles, w.nodes[1].mem.mean_cycles(0));
         }
-    }
-
-    #[test]
-    fn json_boundary_rejects_what_it_cannot_price() {
-        assert!(defaults_json(40, false, 1).is_err());
-        assert!(defaults_json(1500, true, 0).is_err());
-        let v: serde_json::Value =
-            serde_json::from_str(&defaults_json(1500, true, 1_000_000_000).unwrap()).unwrap();
-        assert_eq!(v["mss_bytes"], 1448);
-        assert!(derived_json("{}").is_err());
-        let text = include_str!("../tests/fixtures/base-short.json");
-        let d: serde_json::Value = serde_json::from_str(&derived_json(text).unwrap()).unwrap();
-        assert!(d["nic_cpu_alpha"].is_null());
-        let h: serde_json::Value =
-            serde_json::from_str(&hardware_latencies_json(text, 1).unwrap()).unwrap();
-        assert_eq!(h["payload_bytes"], 1);
     }
 }

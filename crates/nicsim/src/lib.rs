@@ -11,6 +11,7 @@
 //! - `system`: two nodes and a link wired together, and the benchmark drivers.
 //! - `stats`, `report`: windows, conservation checks and JSON results.
 
+pub mod api;
 pub mod config;
 pub mod derived;
 pub mod engine;
@@ -24,35 +25,14 @@ pub mod stack;
 pub mod stats;
 pub mod system;
 pub mod units;
+pub mod validate;
 pub mod workload;
 
+pub use api::{parse_config, run_json, Error};
 use config::Config;
 use hw::frame::NodeAddr;
 use node::events::Ev;
 use serde_json::{json, Value};
-
-/// Errors the caller can act on: a configuration the core cannot accept, or a run that broke
-/// an invariant (conservation, bounds, deadlock).
-#[derive(Debug)]
-pub enum Error {
-    Config(String),
-    Simulation(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Config(m) | Error::Simulation(m) => f.write_str(m),
-        }
-    }
-}
-
-pub fn parse_config(json: &str) -> Result<Config, Error> {
-    let mut cfg: Config = serde_json::from_str(json)
-        .map_err(|e| Error::Config(format!("configuration rejected by the core: {e}")))?;
-    cfg.costs.number_stages();
-    Ok(cfg)
-}
 
 /// Runs the workload a configuration names; returns its results as JSON. A run that breaks
 /// an invariant keeps what it measured before the break beside the `error`.
@@ -122,21 +102,6 @@ fn per_kib(events: u64, moved_bytes: u64) -> f64 {
     } else {
         events as f64 * 1024.0 / moved_bytes as f64
     }
-}
-
-/// JSON in, JSON out: the boundary the Python binding uses.
-/// A panic inside the model is a bug; it is reported as a simulation error, never a crash.
-pub fn run_json(config_json: &str) -> Result<String, Error> {
-    let cfg = parse_config(config_json)?;
-    let out = std::panic::catch_unwind(|| run(&cfg)).map_err(|p| {
-        let msg = p
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| p.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Error::Simulation(format!("internal error in the model: {msg}"))
-    })??;
-    Ok(out.to_string())
 }
 
 /// The engine's reference scenario (`nicsim bench`).

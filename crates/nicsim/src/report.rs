@@ -91,9 +91,10 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
             for (c, &v) in HANDOFF_COUNTERS.iter().zip(rest) {
                 insert(&mut node, c.key, figure(c.unit, v, secs, clock));
             }
-            if let (Some(Value::Object(o)), Value::Object(more)) =
-                (node.get_mut("handoff"), h.window_json(win.start, win.end))
-            {
+            if let (Some(Value::Object(o)), Value::Object(more)) = (
+                node.get_mut("handoff"),
+                crate::stats::handoff::window_json(h, win.start, win.end),
+            ) {
                 o.extend(more);
             }
         }

@@ -16,8 +16,7 @@ use crate::placement::processors;
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
-use crate::stats::Snapshot;
-use crate::units::{Freq, Time};
+use crate::units::Freq;
 
 /// Flow ids a connection may take: 0 is "no connection", the rest are ephemeral ports.
 pub const MAX_CONNECTIONS: usize = FlowId::MAX as usize;
@@ -403,15 +402,6 @@ impl World {
             }
         }
         None
-    }
-
-    pub fn snapshot(&self) -> Snapshot {
-        Snapshot::take_at(&self.nodes, self.eng.now())
-    }
-
-    /// Counters as of `at` (no earlier than the last executed event).
-    pub fn snapshot_at(&self, at: Time) -> Snapshot {
-        Snapshot::take_at(&self.nodes, at)
     }
 
     /// A frame of `payload_bytes` from outside reaches `node`'s MAC now.

@@ -5,7 +5,7 @@
 //! instruction rate; the NIC's memory is folded into that rate (§8).
 
 use super::queues::Class;
-use super::{Owner, Task};
+use super::Task;
 use crate::config::{NicPriority, OnExcess};
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, Notice, Piece, Then, Touches};
@@ -13,6 +13,7 @@ use crate::hw::dma::Chan;
 use crate::node::effect::Effect;
 use crate::node::netdev::DevId;
 use crate::node::{job_of, Ev, Node, Wire};
+use crate::stack::conn::Owner;
 use crate::stack::tcp::{Segment, State};
 use crate::stack::{Frame, Payload};
 use std::rc::Rc;

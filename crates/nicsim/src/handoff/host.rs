@@ -3,12 +3,13 @@
 //! connection's protocol work runs.
 
 use super::queues::Class;
-use super::{Owner, Task};
+use super::Task;
 use crate::config::{SegmentCount, Selection};
 use crate::engine::Engine;
 use crate::hw::cpu::Piece;
 use crate::node::{Ev, Node, Wire};
 use crate::stack::conn::ConnId;
+use crate::stack::conn::Owner;
 use crate::stack::tcp::Segment;
 
 impl Node {

@@ -13,15 +13,12 @@ pub mod queues;
 use crate::config::Config;
 use crate::hw::dma::Chan;
 use crate::stack::conn::ConnId;
-pub use crate::stack::conn::Owner;
 use crate::stack::tcp::Segment;
 use crate::stack::Frame;
-use crate::stats::quantile::percentile;
 use crate::units::{Duration, Time};
 use load_control::{LoadControl, LoadState};
 use lookup::Lookup;
 use queues::{Class, Queues};
-use serde_json::{json, Value};
 use std::collections::VecDeque;
 
 /// A unit of the NIC processor's work.
@@ -107,19 +104,6 @@ pub struct HandoffNic {
     sample_every: Duration,
 }
 
-/// Mean, p50 and p99 in microseconds of the samples that ended in [start, end).
-fn delay_json(samples: &[(Time, u64)], start: Time, end: Time) -> Value {
-    let mut v: Vec<u64> = samples
-        .iter()
-        .filter(|(t, _)| *t >= start && *t < end)
-        .map(|&(_, d)| d)
-        .collect();
-    v.sort_unstable();
-    let us = |q: f64| percentile(&v, q).map(|ps| ps as f64 * 1e-6);
-    let mean = (!v.is_empty()).then(|| v.iter().sum::<u64>() as f64 * 1e-6 / v.len() as f64);
-    json!({"count": v.len(), "mean_us": mean, "p50_us": us(50.0), "p99_us": us(99.0)})
-}
-
 /// The high watermark derived from a delay budget (§6.3): the received segments the NIC
 /// processes within `target` at `rate_ips` instructions per second, `instructions_per_segment`
 /// each.
@@ -179,43 +163,6 @@ impl HandoffNic {
             stats: HandoffStats::default(),
             timeline: Vec::new(),
             sample_every: h.sample_interval_ps,
-        })
-    }
-
-    /// The window's delays by class and direction, and the NIC's state at its end.
-    pub fn window_json(&self, start: Time, end: Time) -> Value {
-        let class = |d: &Delays| {
-            json!({
-                "rx": delay_json(&d.rx_ps, start, end),
-                "tx": delay_json(&d.tx_ps, start, end),
-            })
-        };
-        let inside: Vec<_> = self
-            .timeline
-            .iter()
-            .filter(|s| s.0 >= start && s.0 < end)
-            .collect();
-        let timeline = json!({
-            "t_ms": inside.iter().map(|s| s.0.0 as f64 * 1e-9).collect::<Vec<_>>(),
-            "soft_limit": inside.iter().map(|s| s.1).collect::<Vec<_>>(),
-            "owned": inside.iter().map(|s| s.2).collect::<Vec<_>>(),
-            "qlen": inside.iter().map(|s| s.3).collect::<Vec<_>>(),
-            "load_state": inside.iter().map(|s| s.4.as_str()).collect::<Vec<_>>(),
-        });
-        json!({
-            "delay": {"host": class(&self.stats.delays[0]), "nic": class(&self.stats.delays[1])},
-            "hard_limit": self.lc.hard_limit,
-            "soft_limit": self.lc.soft_limit,
-            "owned": self.owned,
-            "max_owned_run": self.stats.max_owned,
-            "load_state": self.lc.state.as_str(),
-            "hiwat_packets": self.lc.hiwat,
-            "lowat_packets": self.lc.lowat,
-            "soft_limit_decreases_run": self.lc.decreases,
-            "soft_limit_increases_run": self.lc.increases,
-            "lookup_buckets": self.lookup.buckets(),
-            "queued": {"host": self.queues.len(Class::Host), "nic": self.queues.len(Class::Nic)},
-            "timeline": timeline,
         })
     }
 

@@ -11,6 +11,7 @@
 pub mod effect;
 pub mod events;
 pub mod netdev;
+pub mod stats;
 
 use crate::config::{
     Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost, TxOutput,
@@ -34,8 +35,8 @@ use crate::stack::softirq::Softirq;
 use crate::stack::udp::UdpSock;
 use crate::stack::FlowMap;
 use crate::stack::Payload;
-use crate::stats::counters::NodeStats;
 use netdev::NetDev;
+use stats::NodeStats;
 use std::collections::VecDeque;
 use std::rc::Rc;
 

@@ -4,7 +4,6 @@
 use crate::config::NicIrq;
 use crate::engine::Engine;
 use crate::handoff::queues::Class;
-use crate::handoff::Owner;
 use crate::hw::cpu::{Ctx, Processor};
 use crate::hw::dma::Chan;
 use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES};
@@ -12,6 +11,7 @@ use crate::hw::nic::{FlushCause, Held, IrqDecision};
 use crate::node::netdev::DevId;
 use crate::node::{Ev, IrqKind, Node, Wire};
 use crate::placement::{Acks, Receive};
+use crate::stack::conn::Owner;
 use crate::stack::tcp::Segment;
 use crate::stack::{Frame, Payload};
 use crate::units::Time;

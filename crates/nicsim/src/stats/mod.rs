@@ -3,11 +3,12 @@
 
 pub mod catalogue;
 pub mod conservation;
-pub mod counters;
+pub mod handoff;
 pub mod quantile;
 
 use crate::config::CATEGORY_COUNT;
 use crate::node::Node;
+use crate::system::World;
 use crate::units::Time;
 use catalogue::{
     ProcReading, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, HANDOFF_COUNTERS,
@@ -221,4 +222,16 @@ pub fn check_window(
         }
     }
     Ok(())
+}
+
+impl World {
+    /// Every counter of every node, now.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::take_at(&self.nodes, self.eng.now())
+    }
+
+    /// Counters as of `at` (no earlier than the last executed event).
+    pub fn snapshot_at(&self, at: Time) -> Snapshot {
+        Snapshot::take_at(&self.nodes, at)
+    }
 }

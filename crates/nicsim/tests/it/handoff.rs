@@ -55,7 +55,7 @@ fn the_nic_never_owns_more_than_the_hard_limit_and_every_connection_conserves_it
     let owned: usize = w.nodes[server]
         .conns
         .iter()
-        .filter(|c| c.owner == nicsim::handoff::Owner::Nic)
+        .filter(|c| c.owner == nicsim::stack::conn::Owner::Nic)
         .count();
     assert_eq!(owned as u32, h.owned, "the count matches the connections");
     let flows: usize = w.nodes[..server].iter().map(|n| n.conns.len()).sum();
@@ -113,7 +113,7 @@ fn restore_excess_gives_connections_back_until_the_nic_is_within_its_soft_limit(
     let owned = w.nodes[server]
         .conns
         .iter()
-        .filter(|c| c.owner == nicsim::handoff::Owner::Nic)
+        .filter(|c| c.owner == nicsim::stack::conn::Owner::Nic)
         .count();
     assert_eq!(owned as u32, h.owned);
     every_flow_conserves(&w);
@@ -137,7 +137,7 @@ fn with_time_wait_on_the_nic_slots_are_held_until_time_wait_ends() {
         .conns
         .iter()
         .filter(|c| {
-            c.owner == nicsim::handoff::Owner::Nic
+            c.owner == nicsim::stack::conn::Owner::Nic
                 && c.tcp.state() == nicsim::stack::tcp::State::TimeWait
         })
         .count();

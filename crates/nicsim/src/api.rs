@@ -1,0 +1,104 @@
+//! The JSON boundary the Python binding calls: a configuration document in, results or
+//! derived quantities out, and errors the caller can act on. A panic inside the model is
+//! reported as a simulation error, never a crash.
+
+use crate::config::Config;
+use crate::derived;
+use crate::units::BitRate;
+use crate::validate;
+use serde::Serialize;
+
+/// Errors the caller can act on: a configuration the core cannot accept, or a run that broke
+/// an invariant (conservation, bounds, deadlock).
+#[derive(Debug)]
+pub enum Error {
+    Config(String),
+    Simulation(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Config(m) | Error::Simulation(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A configuration document as the core takes it (every field required, unknown keys
+/// rejected), with its stages numbered.
+pub fn parse_config(json: &str) -> Result<Config, Error> {
+    let mut cfg: Config = serde_json::from_str(json)
+        .map_err(|e| Error::Config(format!("configuration rejected by the core: {e}")))?;
+    cfg.costs.number_stages();
+    Ok(cfg)
+}
+
+/// JSON in, JSON out: the boundary the Python binding uses.
+/// A panic inside the model is a bug; it is reported as a simulation error, never a crash.
+pub fn run_json(config_json: &str) -> Result<String, Error> {
+    let cfg = parse_config(config_json)?;
+    let out = std::panic::catch_unwind(|| crate::run(&cfg)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Error::Simulation(format!("internal error in the model: {msg}"))
+    })??;
+    Ok(out.to_string())
+}
+
+fn to_json<T: Serialize>(v: &T) -> Result<String, Error> {
+    serde_json::to_string(v).map_err(|e| Error::Simulation(format!("cannot serialise: {e}")))
+}
+
+/// `derived::defaults` from three values, as JSON.
+pub fn defaults_json(mtu_bytes: u64, timestamps: bool, rate_bps: u64) -> Result<String, Error> {
+    validate::link(mtu_bytes, timestamps, rate_bps).map_err(Error::Config)?;
+    to_json(&derived::defaults(mtu_bytes, timestamps, BitRate(rate_bps)))
+}
+
+/// A configuration document the derived quantities can be computed from.
+fn physical_config(config_json: &str) -> Result<Config, Error> {
+    let cfg = parse_config(config_json)?;
+    validate::physics(&cfg).map_err(Error::Config)?;
+    Ok(cfg)
+}
+
+/// `derived::derived` of a configuration document (the JSON `run` takes), as JSON.
+pub fn derived_json(config_json: &str) -> Result<String, Error> {
+    to_json(&derived::derived(&physical_config(config_json)?))
+}
+
+/// `derived::hardware_latencies` of a configuration document and a payload, as JSON.
+pub fn hardware_latencies_json(config_json: &str, payload_bytes: u64) -> Result<String, Error> {
+    let cfg = physical_config(config_json)?;
+    to_json(&derived::hardware_latencies(&cfg, payload_bytes).map_err(Error::Config)?)
+}
+
+/// A configuration document as the core parsed it, serialised back: every field the core
+/// holds, with the value it will use (for the parameter contract test).
+pub fn parsed_config_json(config_json: &str) -> Result<String, Error> {
+    to_json(&parse_config(config_json)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_boundary_rejects_what_it_cannot_price() {
+        assert!(defaults_json(40, false, 1).is_err());
+        assert!(defaults_json(1500, true, 0).is_err());
+        let v: serde_json::Value =
+            serde_json::from_str(&defaults_json(1500, true, 1_000_000_000).unwrap()).unwrap();
+        assert_eq!(v["mss_bytes"], 1448);
+        assert!(derived_json("{}").is_err());
+        let text = include_str!("../tests/fixtures/base-short.json");
+        let d: serde_json::Value = serde_json::from_str(&derived_json(text).unwrap()).unwrap();
+        assert!(d["nic_cpu_alpha"].is_null());
+        let h: serde_json::Value =
+            serde_json::from_str(&hardware_latencies_json(text, 1).unwrap()).unwrap();
+        assert_eq!(h["payload_bytes"], 1);
+    }
+}
