@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("config", help="preset or TOML file, e.g. roca1996-ethernet")
     be.add_argument("--org", help="stack organisation: bsd, streams, streams-demux, user_level_tcp or linux; default: the configuration's")
     be.add_argument("--mode", default="bulk", help="bulk (throughput) or echo (round-trip time)")
-    be.add_argument("--proto", default="tcp", help="tcp or udp (udp: bulk only)")
+    be.add_argument("--proto", default="tcp", help="tcp or udp: bulk runs TCP_STREAM or UDP_STREAM, echo TCP_RR or UDP_RR; a UDP TSDU is one datagram and must fit one frame; no UDP over loopback")
     be.add_argument("--connections", type=int, default=1, help="connections, one process each at both ends")
     be.add_argument("--tsdu", default="1 KiB", help="TSDU sizes: LO:HI (every power of two between, e.g. 1:65536) or a list such as 1,1KiB,16KiB")
     be.add_argument("--cpus", type=int, help="host CPUs per node (cpu.count, 1 to 16); above 1, each TSDU also runs on one CPU for the speedup")

@@ -1,15 +1,27 @@
 //! nicsim: a discrete-event simulator of the host communication path.
 //!
-//! A tour, bottom up:
+//! A tour, bottom up (docs/design.md has a line for every file):
 //! - `units`: integer picosecond time and the physical conversions.
 //! - `engine`: the event heap and the seeded random generator.
-//! - `hw`: processors with execution contexts, the north bridge and I/O bus, the NIC, the link.
-//! - `stack`: the TCP endpoint.
-//! - `placement`: which processor runs which stages (data, not code).
-//! - `node`: one host, its receive and transmit paths as priced work items.
-//! - `workload`: NetPIPE, Hpcbench, and the engine's reference queueing scenario.
-//! - `system`: two nodes and a link wired together, and the benchmark drivers.
-//! - `stats`, `report`: windows, conservation checks and JSON results.
+//! - `config`, `validate`: the complete configuration the core receives (no defaults of its
+//!   own), and its cross-field checks in one place.
+//! - `derived`: physics in one place (MSS, framing, link payload rate, t_mean, bus pricing).
+//! - `hw`: processors with execution contexts, memory priced by a mean access time (mode A)
+//!   or detailed caches (mode B), the north bridge and I/O bus, DMA, the APIC, the NIC, links
+//!   and the switch fabric. Hardware carries frames and knows no TCP.
+//! - `placement`: which processor runs which stages, and how work crosses between them
+//!   (data, not code).
+//! - `node`: one host's state: processors, memory, network devices, sockets, threads, its own
+//!   counters; the engine's events.
+//! - `os`: threads and their system calls, the scheduler, interrupts, spinlocks.
+//! - `stack`: the driver, the softirq, sockets, the sans-IO TCP endpoint, UDP, GRO.
+//! - `handoff`: the connection-handoff NIC, which runs TCP for the connections handed to it.
+//! - `workload`: NetPIPE, Hpcbench, netperf, the web server, the packet generator, and the
+//!   engine's reference queueing scenario.
+//! - `system`: the clients, the server, the fabric and the engine wired together; the only
+//!   place that turns events into model calls.
+//! - `stats`, `report`: snapshots, windows, conservation checks and JSON results.
+//! - `api`: the JSON boundary the Python binding calls.
 
 pub mod api;
 pub mod config;
