@@ -12,11 +12,12 @@ use crate::hw::nic::rss_queue;
 use crate::node::netdev::DevId;
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::{Op, Priority};
-use crate::placement::processors;
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
 use crate::units::Freq;
+use crate::validate;
+use std::rc::Rc;
 
 /// Flow ids a connection may take: 0 is "no connection", the rest are ephemeral ports.
 pub const MAX_CONNECTIONS: usize = FlowId::MAX as usize;
@@ -42,148 +43,15 @@ pub struct World {
 }
 
 impl World {
-    /// The nodes and fabric of `cfg`, with no connections or threads yet.
+    /// The nodes and fabric of `cfg`, with no connections or threads yet: the topology is
+    /// checked, the fabric's addresses laid out, the nodes built on them, and each node's
+    /// periodic events started.
     pub fn new(cfg: &Config) -> Result<World, String> {
-        let n = cfg.topology.clients as usize + 1;
-        if cfg.placements.len() != n {
-            return Err(format!(
-                "placements: {} given for {n} nodes (topology.clients = {} and a server)",
-                cfg.placements.len(),
-                cfg.topology.clients
-            ));
-        }
-        let (clients, nics) = (
-            cfg.topology.clients as usize,
-            cfg.topology.server_nics as usize,
-        );
-        if !cfg.switch.present && clients != nics {
-            return Err(format!(
-                "topology.clients = {clients}, topology.server_nics = {nics}: without a switch each client needs a server NIC of its own (one link per pair); set switch.present = true"
-            ));
-        }
-        if nics > 1 && cfg.nic_cpu.present {
-            return Err(format!(
-                "topology.server_nics = {nics}: a NIC processor (nic_cpu.present) serves one NIC; several server NICs need a placement without one"
-            ));
-        }
-        if clients + nics > NodeAddr::MAX as usize {
-            return Err(format!(
-                "topology.clients = {} and topology.server_nics = {nics}: at most {} NICs in all",
-                cfg.topology.clients,
-                NodeAddr::MAX
-            ));
-        }
-        if !matches!(
-            cfg.topology.client_nic_irq,
-            NicIrq::Same | NicIrq::RoundRobin | NicIrq::LowestPriority
-        ) {
-            return Err(
-                "topology.client_nic_irq: a client has one NIC; choose same, round_robin or lowest_priority".into(),
-            );
-        }
-        let frame = crate::hw::link::wire_bytes(cfg.nic.mtu_bytes);
-        if cfg.switch.present && cfg.switch.buffer_bytes < frame {
-            return Err(format!(
-                "switch.buffer_bytes = {}: a port must hold at least one full frame ({frame} bytes on the wire)",
-                cfg.switch.buffer_bytes
-            ));
-        }
-        let shared = std::rc::Rc::new(cfg.clone());
-        // The clients differ from the server only in their CPUs' clock, when one is given.
-        let client_cfg = match cfg.topology.client_clock_hz {
-            Freq(0) => shared.clone(),
-            hz => {
-                let mut c = cfg.clone();
-                c.cpu.clock_hz = hz;
-                std::rc::Rc::new(c)
-            }
-        };
-        // Clients have one device each, at addresses 0 .. clients; the server's NICs follow,
-        // each with one device per receive queue.
-        let queues = cfg.topology.server_rx_queues.max(1) as usize;
-        let mut addr_dev: Vec<(usize, DevId, usize)> = (0..clients).map(|i| (i, 0, 1)).collect();
-        addr_dev.extend((0..nics).map(|k| (clients, k * queues, queues)));
-        let host_cpus = cfg.cpu.count;
-        let cpus = &cfg.topology.server_nic_cpus;
-        let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
-        if !cpus.is_empty() && cpus.len() != nics * queues {
-            return Err(format!(
-                "topology.server_nic_cpus: {} processors for {} server devices (topology.server_nics x topology.server_rx_queues); give one each, or none",
-                cpus.len(),
-                nics * queues
-            ));
-        }
-        let mut steer = Vec::new();
-        for (d, &p) in cpus.iter().enumerate() {
-            match ids.iter().position(|&q| q == p) {
-                Some(i) if !p.is_nic() => steer.push(i),
-                _ => {
-                    let host: Vec<&str> = ids
-                        .iter()
-                        .filter(|q| !q.is_nic())
-                        .map(|q| q.as_str())
-                        .collect();
-                    return Err(format!(
-                        "topology.server_nic_cpus: server device {d} steered to {}, which is not a host CPU of the server (it has {})",
-                        p.as_str(),
-                        host.join(", ")
-                    ));
-                }
-            }
-        }
-        let irq = |d: usize| match (steer.get(d), cfg.topology.server_nic_irq) {
-            (Some(&p), _) => Some(p),
-            (
-                None,
-                NicIrq::Same
-                | NicIrq::RoundRobin
-                | NicIrq::LowestPriority
-                | NicIrq::PeriodicRebalance,
-            ) => None,
-            (None, NicIrq::Spread) => Some(d % host_cpus),
-        };
-        let nodes = (0..n)
-            .map(|i| {
-                let mut devs: Vec<(NodeAddr, Option<usize>)> = Vec::new();
-                for (a, &(node, first, count)) in addr_dev.iter().enumerate() {
-                    if node == i {
-                        let server = i == clients;
-                        devs.extend(
-                            (first..first + count)
-                                .map(|d| (a as NodeAddr, irq(d).filter(|_| server))),
-                        );
-                    }
-                }
-                let node_cfg = if i == clients { &shared } else { &client_cfg };
-                let mut node = Node::new(i as u8, node_cfg, &devs)?;
-                if i == clients && cfg.topology.server_nic_cpus.is_empty() {
-                    node.irq_distribution = cfg.topology.server_nic_irq;
-                } else if i != clients {
-                    node.irq_distribution = cfg.topology.client_nic_irq;
-                }
-                Ok::<Node, String>(node)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        validate::topology(cfg)?;
+        let addr_dev = addresses(cfg);
+        let nodes = build_nodes(cfg, &addr_dev)?;
         let mut eng = Engine::new();
-        for node in &nodes {
-            let cross_call = |node, proc| Ev::CrossCall { node, proc };
-            let tick = |node, proc| Ev::Tick { node, proc };
-            node.start_periodic(&mut eng, cfg.smp.background_ipi_per_s, cross_call);
-            node.start_periodic(&mut eng, cfg.sched.tick_hz, tick);
-            node.start_polling(&mut eng);
-            if let Some(t) = cfg.tcp.timers.ticks() {
-                eng.after(t.run_interval(), Ev::TcpTimer { node: node.id });
-            }
-        }
-        if cfg.topology.server_nic_irq == NicIrq::PeriodicRebalance {
-            let every = cfg.topology.irq_rebalance_interval_ps;
-            eng.after(
-                every,
-                Ev::IrqRebalance {
-                    node: clients as u8,
-                },
-            );
-        }
+        start_periodic(cfg, &nodes, &mut eng);
         let switch = cfg.switch.present.then_some(SwitchParams {
             port_rate: cfg.switch.port_rate_bps,
             latency: cfg.switch.latency_ps,
@@ -425,5 +293,85 @@ impl World {
     /// The node behind fabric address `addr`.
     pub fn node_at(&self, addr: NodeAddr) -> usize {
         self.addr_dev[addr as usize].0
+    }
+}
+
+/// The fabric's addresses: clients have one device each, at addresses 0 .. clients; the
+/// server's NICs follow, each with one device per receive queue. Per address: the node, its
+/// first device there and how many.
+fn addresses(cfg: &Config) -> Vec<(usize, DevId, usize)> {
+    let (clients, nics) = (
+        cfg.topology.clients as usize,
+        cfg.topology.server_nics as usize,
+    );
+    let queues = cfg.topology.server_rx_queues.max(1) as usize;
+    let mut addr_dev: Vec<(usize, DevId, usize)> = (0..clients).map(|i| (i, 0, 1)).collect();
+    addr_dev.extend((0..nics).map(|k| (clients, k * queues, queues)));
+    addr_dev
+}
+
+/// The clients, then the server, each with its devices at their fabric addresses. The
+/// clients differ from the server only in their CPUs' clock, when one is given; the server's
+/// devices take their interrupt processor from `topology.server_nic_cpus`, or spread.
+fn build_nodes(cfg: &Config, addr_dev: &[(usize, DevId, usize)]) -> Result<Vec<Node>, String> {
+    let clients = cfg.topology.clients as usize;
+    let shared = Rc::new(cfg.clone());
+    let client_cfg = match cfg.topology.client_clock_hz {
+        Freq(0) => shared.clone(),
+        hz => {
+            let mut c = cfg.clone();
+            c.cpu.clock_hz = hz;
+            Rc::new(c)
+        }
+    };
+    let steer = validate::server_nic_cpus(cfg)?;
+    let irq = |d: usize| match (steer.get(d), cfg.topology.server_nic_irq) {
+        (Some(&p), _) => Some(p),
+        (
+            None,
+            NicIrq::Same | NicIrq::RoundRobin | NicIrq::LowestPriority | NicIrq::PeriodicRebalance,
+        ) => None,
+        (None, NicIrq::Spread) => Some(d % cfg.cpu.count),
+    };
+    (0..=clients)
+        .map(|i| {
+            let server = i == clients;
+            let mut devs: Vec<(NodeAddr, Option<usize>)> = Vec::new();
+            for (a, &(node, first, count)) in addr_dev.iter().enumerate() {
+                if node == i {
+                    devs.extend(
+                        (first..first + count).map(|d| (a as NodeAddr, irq(d).filter(|_| server))),
+                    );
+                }
+            }
+            let node_cfg = if server { &shared } else { &client_cfg };
+            let mut node = Node::new(i as u8, node_cfg, &devs)?;
+            if server && cfg.topology.server_nic_cpus.is_empty() {
+                node.irq_distribution = cfg.topology.server_nic_irq;
+            } else if !server {
+                node.irq_distribution = cfg.topology.client_nic_irq;
+            }
+            Ok(node)
+        })
+        .collect()
+}
+
+/// Each node's periodic events (background cross-calls, the scheduler tick, polling, TCP's
+/// timer ticks) and the server's periodic interrupt rebalance.
+fn start_periodic(cfg: &Config, nodes: &[Node], eng: &mut Engine<Ev>) {
+    for node in nodes {
+        let cross_call = |node, proc| Ev::CrossCall { node, proc };
+        let tick = |node, proc| Ev::Tick { node, proc };
+        node.start_periodic(eng, cfg.smp.background_ipi_per_s, cross_call);
+        node.start_periodic(eng, cfg.sched.tick_hz, tick);
+        node.start_polling(eng);
+        if let Some(t) = cfg.tcp.timers.ticks() {
+            eng.after(t.run_interval(), Ev::TcpTimer { node: node.id });
+        }
+    }
+    if cfg.topology.server_nic_irq == NicIrq::PeriodicRebalance {
+        let every = cfg.topology.irq_rebalance_interval_ps;
+        let server = cfg.topology.clients as u8;
+        eng.after(every, Ev::IrqRebalance { node: server });
     }
 }

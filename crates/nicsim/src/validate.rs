@@ -2,7 +2,9 @@
 //! `key = value: what is wrong; what is allowed`. Python checks what it can see first (ranges,
 //! choices, paths); these are the rules that need the model's own constants.
 
-use crate::config::Config;
+use crate::config::{Config, NicIrq, MAX_HOST_CPUS};
+use crate::hw::frame::NodeAddr;
+use crate::placement::processors;
 use crate::stack::tcp;
 
 /// A link that can carry a TCP segment.
@@ -30,6 +32,100 @@ pub fn physics(cfg: &Config) -> Result<(), String> {
         return Err(format!(
             "nic_cpu.speed_fraction = {}: must be positive",
             cfg.nic_cpu.speed_fraction
+        ));
+    }
+    Ok(())
+}
+
+/// The nodes and how they are joined: one placement per node, a NIC per client without a
+/// switch, a NIC processor only with one server NIC, fabric addresses enough for every NIC, a
+/// client's one NIC, a switch port that holds a frame.
+pub fn topology(cfg: &Config) -> Result<(), String> {
+    let (clients, nics) = (
+        cfg.topology.clients as usize,
+        cfg.topology.server_nics as usize,
+    );
+    if cfg.placements.len() != clients + 1 {
+        return Err(format!(
+            "placements = {} given: one per node is needed, {} for topology.clients = {clients} and a server",
+            cfg.placements.len(),
+            clients + 1
+        ));
+    }
+    if !cfg.switch.present && clients != nics {
+        return Err(format!(
+            "topology.clients = {clients}, topology.server_nics = {nics}: without a switch each client needs a server NIC of its own (one link per pair); set switch.present = true"
+        ));
+    }
+    if nics > 1 && cfg.nic_cpu.present {
+        return Err(format!(
+            "topology.server_nics = {nics}: a NIC processor (nic_cpu.present) serves one NIC; several server NICs need a placement without one"
+        ));
+    }
+    if clients + nics > NodeAddr::MAX as usize {
+        return Err(format!(
+            "topology.clients = {clients} and topology.server_nics = {nics}: at most {} NICs in all",
+            NodeAddr::MAX
+        ));
+    }
+    if !matches!(
+        cfg.topology.client_nic_irq,
+        NicIrq::Same | NicIrq::RoundRobin | NicIrq::LowestPriority
+    ) {
+        return Err(format!(
+            "topology.client_nic_irq = {}: a client has one NIC; choose same, round_robin or lowest_priority",
+            serde_json::to_value(cfg.topology.client_nic_irq)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        ));
+    }
+    let frame = crate::hw::link::wire_bytes(cfg.nic.mtu_bytes);
+    if cfg.switch.present && cfg.switch.buffer_bytes < frame {
+        return Err(format!(
+            "switch.buffer_bytes = {}: a port must hold at least one full frame ({frame} bytes on the wire)",
+            cfg.switch.buffer_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// The server processor each server device's interrupt is steered to
+/// (`topology.server_nic_cpus`, one per device or none), as processor indices.
+pub fn server_nic_cpus(cfg: &Config) -> Result<Vec<usize>, String> {
+    let devices = cfg.topology.server_nics as usize * cfg.topology.server_rx_queues.max(1) as usize;
+    let cpus = &cfg.topology.server_nic_cpus;
+    if !cpus.is_empty() && cpus.len() != devices {
+        return Err(format!(
+            "topology.server_nic_cpus: {} processors for {devices} server devices (topology.server_nics x topology.server_rx_queues); give one each, or none",
+            cpus.len()
+        ));
+    }
+    let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
+    let host: Vec<&str> = ids
+        .iter()
+        .filter(|q| !q.is_nic())
+        .map(|q| q.as_str())
+        .collect();
+    cpus.iter()
+        .enumerate()
+        .map(|(d, &p)| match ids.iter().position(|&q| q == p) {
+            Some(i) if !p.is_nic() => Ok(i),
+            _ => Err(format!(
+                "topology.server_nic_cpus: server device {d} steered to {}, which is not a host CPU of the server (it has {})",
+                p.as_str(),
+                host.join(", ")
+            )),
+        })
+        .collect()
+}
+
+/// A node's host CPUs: 1 to `MAX_HOST_CPUS`.
+pub fn host_cpus(cfg: &Config) -> Result<(), String> {
+    if !(1..=MAX_HOST_CPUS).contains(&cfg.cpu.count) {
+        return Err(format!(
+            "cpu.count = {}: a node has 1 to {MAX_HOST_CPUS} host CPUs",
+            cfg.cpu.count
         ));
     }
     Ok(())

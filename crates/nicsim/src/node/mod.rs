@@ -15,7 +15,6 @@ pub mod stats;
 
 use crate::config::{
     Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost, TxOutput,
-    MAX_HOST_CPUS,
 };
 use crate::derived;
 use crate::handoff::HandoffNic;
@@ -35,6 +34,7 @@ use crate::stack::softirq::Softirq;
 use crate::stack::udp::UdpSock;
 use crate::stack::FlowMap;
 use crate::stack::Payload;
+use crate::validate;
 use netdev::NetDev;
 use stats::NodeStats;
 use std::collections::VecDeque;
@@ -126,22 +126,18 @@ pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Pi
 
 impl Node {
     /// Node `id` with one network device per entry of `devs`: its fabric address and the
-    /// processor its interrupt is steered to (None: the placement's `irq_target`).
+    /// processor its interrupt is steered to (None: the placement's `irq_target`). Built in
+    /// wiring order: who does what, the processors, their memory, the devices.
     pub fn new(
         id: u8,
         cfg: &Rc<Config>,
         devs: &[(NodeAddr, Option<usize>)],
     ) -> Result<Node, String> {
+        validate::host_cpus(cfg)?;
         let placement = cfg
             .placements
             .get(id as usize)
             .ok_or_else(|| format!("placements: node{id} has no placement"))?;
-        if !(1..=MAX_HOST_CPUS).contains(&cfg.cpu.count) {
-            return Err(format!(
-                "cpu.count = {}: a node has 1 to {MAX_HOST_CPUS} host CPUs",
-                cfg.cpu.count
-            ));
-        }
         let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
         let mut roles = Roles::resolve(
             placement,
@@ -155,67 +151,9 @@ impl Node {
             // from the software interrupt.
             roles.tx_output = TxOutput::Protocol;
         }
-        let mut paths = Vec::new();
-        let mut procs = Vec::new();
-        for &p in &ids {
-            paths.push(if p.is_nic() {
-                MemPath {
-                    model: derived::nic_cpu_memory_model(cfg),
-                    contended: false,
-                    local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles),
-                }
-            } else {
-                MemPath {
-                    model: derived::host_memory_model(cfg),
-                    contended: !cfg.nb.ideal,
-                    local_io_cycles: None,
-                }
-            });
-            let cpi = derived::cpi(cfg, p);
-            let mut proc = Processor::new(p, cfg.cpu.clock_hz, cpi, cfg.mem.batch_refs);
-            for (slot, &ipc) in proc.stage_ipc.iter_mut().zip(&cfg.costs.ipc_by_id) {
-                *slot = ipc;
-            }
-            procs.push(proc);
-        }
-        let host_cpus = ids.iter().filter(|p| !p.is_nic()).count();
-        let nb = derived::north_bridge(cfg, host_cpus);
-        let mut mem = MemoryHierarchy::new(nb, paths, cfg.io.pio_write_fraction);
-        if cfg.mem.mode == MemMode::Detailed {
-            mem = mem.with_caches(Detailed::from_config(cfg, host_cpus)?);
-        }
-        let params = NicParams {
-            rx_ring_entries: cfg.nic.rx_ring_entries,
-            tx_ring_entries: cfg.nic.tx_ring_entries,
-            rx_coalesce: cfg.nic.rx_coalesce_ps,
-            rx_coalesce_frames: cfg.nic.rx_coalesce_frames,
-            tx_coalesce: cfg.nic.tx_coalesce_ps,
-            tx_coalesce_frames: cfg.nic.tx_coalesce_frames,
-            // Ring accumulation raises one interrupt per flush and never masks (netif_rx path).
-            napi: roles.receive == Receive::NapiPoll,
-            ring_bytes: cfg.nic.memory_bytes,
-            ring_slot_overhead: cfg.nic.ring_slot_overhead_bytes,
-        };
-        // The protocol runs in the interrupted processor's softirq unless the placement gives
-        // it a processor of its own.
-        let own_protocol = roles.protocol != roles.driver;
-        let devs: Vec<NetDev> = devs
-            .iter()
-            .map(|&(addr, irq)| {
-                let irq = irq.unwrap_or(roles.irq_target);
-                let protocol = if own_protocol { roles.protocol } else { irq };
-                let dma = DmaEngine::new(cfg.io.dma_chunk_bytes);
-                let fifo = cfg.link.rate_bps.time_to_send(cfg.nic.tx_fifo_bytes);
-                NetDev::new(Nic::new(params), dma, addr, irq, protocol, fifo)
-            })
-            .collect();
-        // CPU-NET's devices never interrupt: the poll loop finds their work.
-        let mut devs = devs;
-        if roles.poller.is_some() && cfg.cpu_net.device_irqs == DeviceIrqs::Masked {
-            for d in devs.iter_mut().filter(|d| Some(d.protocol) == roles.poller) {
-                d.nic.masked = true;
-            }
-        }
+        let procs: Vec<Processor> = ids.iter().map(|&p| processor(cfg, p)).collect();
+        let mem = memory(cfg, &ids)?;
+        let devs = net_devices(cfg, &roles, devs);
         let handoff = match roles.firmware {
             Some(_) if devs.len() == 1 => {
                 let rate_ips = cfg.cpu.clock_hz.0 as f64 / derived::cpi(cfg, ProcName::NicCpu);
@@ -321,6 +259,81 @@ impl Node {
         j.add_or_merge(self.lock_piece(pieces), false);
         j
     }
+}
+
+/// Processor `p` with its clock, CPI and each stage's IPC.
+fn processor(cfg: &Config, p: ProcName) -> Processor {
+    let mut proc = Processor::new(
+        p,
+        cfg.cpu.clock_hz,
+        derived::cpi(cfg, p),
+        cfg.mem.batch_refs,
+    );
+    for (slot, &ipc) in proc.stage_ipc.iter_mut().zip(&cfg.costs.ipc_by_id) {
+        *slot = ipc;
+    }
+    proc
+}
+
+/// The node's memory hierarchy: each processor's path to memory (the NIC processor reaches
+/// its own memory, the host CPUs share the north bridge), and the caches in mode B.
+fn memory(cfg: &Config, ids: &[ProcName]) -> Result<MemoryHierarchy, String> {
+    let paths = ids
+        .iter()
+        .map(|p| {
+            if p.is_nic() {
+                MemPath {
+                    model: derived::nic_cpu_memory_model(cfg),
+                    contended: false,
+                    local_io_cycles: Some(cfg.nic_cpu.io_latency_cycles),
+                }
+            } else {
+                MemPath {
+                    model: derived::host_memory_model(cfg),
+                    contended: !cfg.nb.ideal,
+                    local_io_cycles: None,
+                }
+            }
+        })
+        .collect();
+    let host_cpus = ids.iter().filter(|p| !p.is_nic()).count();
+    let nb = derived::north_bridge(cfg, host_cpus);
+    let mem = MemoryHierarchy::new(nb, paths, cfg.io.pio_write_fraction);
+    Ok(match cfg.mem.mode {
+        MemMode::Detailed => mem.with_caches(Detailed::from_config(cfg, host_cpus)?),
+        _ => mem,
+    })
+}
+
+/// One network device per `(address, interrupt processor)`. The protocol runs in the
+/// interrupted processor's softirq unless the placement gives it a processor of its own;
+/// CPU-NET's devices never interrupt (its poll loop finds their work).
+fn net_devices(cfg: &Config, roles: &Roles, devs: &[(NodeAddr, Option<usize>)]) -> Vec<NetDev> {
+    let params = NicParams {
+        rx_ring_entries: cfg.nic.rx_ring_entries,
+        tx_ring_entries: cfg.nic.tx_ring_entries,
+        rx_coalesce: cfg.nic.rx_coalesce_ps,
+        rx_coalesce_frames: cfg.nic.rx_coalesce_frames,
+        tx_coalesce: cfg.nic.tx_coalesce_ps,
+        tx_coalesce_frames: cfg.nic.tx_coalesce_frames,
+        // Ring accumulation raises one interrupt per flush and never masks (netif_rx path).
+        napi: roles.receive == Receive::NapiPoll,
+        ring_bytes: cfg.nic.memory_bytes,
+        ring_slot_overhead: cfg.nic.ring_slot_overhead_bytes,
+    };
+    let own_protocol = roles.protocol != roles.driver;
+    let masked = roles.poller.is_some() && cfg.cpu_net.device_irqs == DeviceIrqs::Masked;
+    devs.iter()
+        .map(|&(addr, irq)| {
+            let irq = irq.unwrap_or(roles.irq_target);
+            let protocol = if own_protocol { roles.protocol } else { irq };
+            let dma = DmaEngine::new(cfg.io.dma_chunk_bytes);
+            let fifo = cfg.link.rate_bps.time_to_send(cfg.nic.tx_fifo_bytes);
+            let mut dev = NetDev::new(Nic::new(params), dma, addr, irq, protocol, fifo);
+            dev.nic.masked = masked && Some(protocol) == roles.poller;
+            dev
+        })
+        .collect()
 }
 
 fn register_accesses(per_item: u32, count: f64) -> u8 {

@@ -5,4 +5,5 @@ pub mod irq;
 pub mod lock;
 pub mod sched;
 pub mod syscall;
+pub mod task;
 pub mod thread;

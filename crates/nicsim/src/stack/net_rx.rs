@@ -15,172 +15,234 @@ use std::rc::Rc;
 
 impl Node {
     /// The next step of the receive softirq on processor `p`, or None when it ends. It polls
-    /// the devices whose protocol runs on `p`.
+    /// the devices whose protocol runs on `p`. Work already queued goes before new frames:
+    /// output, wake-ups, timers, teardowns, transmit reclaim; then frames within the budget.
     pub(crate) fn softirq_job(&mut self, p: usize) -> Option<Job> {
         if self.fw() == Some(p) {
             return self.fw_job(p);
         }
-        let cfg = Rc::clone(&self.cfg);
-        let c = &cfg.costs;
-        let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
-            s.sq[p].effect = Some(e);
-            Some(s.priced_job(Then::Softirq, pieces))
-        };
+        if !self.sq[p].running {
+            return Some(self.softirq_dispatch(p));
+        }
+        let queued = self
+            .softirq_xmit(p)
+            .or_else(|| self.softirq_wake(p))
+            .or_else(|| self.softirq_timer(p))
+            .or_else(|| self.softirq_teardown(p))
+            .or_else(|| self.softirq_reclaim(p));
+        if queued.is_some() {
+            return queued;
+        }
+        if !self.softirq_budget_left(p) {
+            return None;
+        }
+        if let Some(f) = self.next_rx_frame(p) {
+            return Some(self.softirq_rx(p, f));
+        }
+        self.softirq_drained(p)
+    }
+
+    /// A job of the softirq on `p` that changes `e` when it completes.
+    fn softirq_work(&mut self, p: usize, e: Effect, pieces: &[Piece]) -> Job {
+        self.sq[p].effect = Some(e);
+        self.priced_job(Then::Softirq, pieces)
+    }
+
+    /// do_softirq's entry: a fresh budget.
+    fn softirq_dispatch(&mut self, p: usize) -> Job {
         let sq = &mut self.sq[p];
-        if !sq.running {
-            sq.running = true;
-            sq.pending = false;
-            sq.budget_used = 0;
-            sq.poll_ending = false;
-            return mk(self, Effect::None, &[self.piece(&c.softirq_dispatch, 0, 1)]);
-        }
-        if let Some(seg) = sq.xmit.pop_front() {
-            return mk(self, Effect::Xmit(seg), &self.xmit_pieces(&seg))
-                .map(|j| j.with_data(Node::data(seg.flow, 0, 0)));
-        }
-        if let Some(tid) = sq.wake.pop_front() {
-            let to = self.threads[tid].proc;
-            let ipi = if to != p {
-                self.notify_cost(to)
-            } else {
-                Piece::default()
-            };
-            return mk(
-                self,
-                Effect::Wake(tid),
-                &[self.piece(&c.rx_wake, 0, 1), ipi],
-            );
-        }
-        if let Some((conn, k)) = sq.timers.pop_front() {
-            return mk(self, Effect::Timer(conn, k), &[self.piece(&c.timer, 0, 1)]);
-        }
-        if let Some(conn) = sq.teardown.pop_front() {
-            let flow = self.conns[conn].tcp.flow;
-            return mk(self, Effect::None, &[self.piece(&c.tcp_teardown, 0, 1)])
-                .map(|j| j.with_data(Node::data(flow, 0, 0)));
-        }
-        let done = match &self.devs[..] {
+        sq.running = true;
+        sq.pending = false;
+        sq.budget_used = 0;
+        sq.poll_ending = false;
+        let dispatch = self.piece(&self.cfg.costs.softirq_dispatch, 0, 1);
+        self.softirq_work(p, Effect::None, &[dispatch])
+    }
+
+    /// A segment the protocol processor sends (an ACK, or output it runs for a thread).
+    fn softirq_xmit(&mut self, p: usize) -> Option<Job> {
+        let seg = self.sq[p].xmit.pop_front()?;
+        let pieces = self.xmit_pieces(&seg);
+        Some(
+            self.softirq_work(p, Effect::Xmit(seg), &pieces)
+                .with_data(Node::data(seg.flow, 0, 0)),
+        )
+    }
+
+    /// Waking a reader: a reschedule IPI when it sleeps on another processor.
+    fn softirq_wake(&mut self, p: usize) -> Option<Job> {
+        let tid = self.sq[p].wake.pop_front()?;
+        let to = self.threads[tid].proc;
+        let ipi = if to != p {
+            self.notify_cost(to)
+        } else {
+            Piece::default()
+        };
+        let wake = self.piece(&self.cfg.costs.rx_wake, 0, 1);
+        Some(self.softirq_work(p, Effect::Wake(tid), &[wake, ipi]))
+    }
+
+    /// A connection's expired TCP timer.
+    fn softirq_timer(&mut self, p: usize) -> Option<Job> {
+        let (conn, k) = self.sq[p].timers.pop_front()?;
+        let timer = self.piece(&self.cfg.costs.timer, 0, 1);
+        Some(self.softirq_work(p, Effect::Timer(conn, k), &[timer]))
+    }
+
+    /// A finished connection's teardown.
+    fn softirq_teardown(&mut self, p: usize) -> Option<Job> {
+        let conn = self.sq[p].teardown.pop_front()?;
+        let flow = self.conns[conn].tcp.flow;
+        let teardown = self.piece(&self.cfg.costs.tcp_teardown, 0, 1);
+        Some(
+            self.softirq_work(p, Effect::None, &[teardown])
+                .with_data(Node::data(flow, 0, 0)),
+        )
+    }
+
+    /// Descriptors of sent frames reclaimed from a device whose protocol runs on `p`.
+    fn softirq_reclaim(&mut self, p: usize) -> Option<Job> {
+        let d = match &self.devs[..] {
             [dev] => (dev.protocol == p && dev.nic.tx_done > 0).then_some(0),
             devs => (0..devs.len()).find(|&d| devs[d].protocol == p && devs[d].nic.tx_done > 0),
-        };
-        if let Some(d) = done {
-            let n = std::mem::take(&mut self.devs[d].nic.tx_done);
-            return mk(
-                self,
-                Effect::Reclaim { dev: d, frames: n },
-                &[
-                    self.piece(&c.tx_complete, 0, n),
-                    self.piece(&c.skb_free, 0, n),
-                ],
-            );
-        }
+        }?;
+        let n = std::mem::take(&mut self.devs[d].nic.tx_done);
+        let c = &self.cfg.costs;
+        let pieces = [
+            self.piece(&c.tx_complete, 0, n),
+            self.piece(&c.skb_free, 0, n),
+        ];
+        Some(self.softirq_work(p, Effect::Reclaim { dev: d, frames: n }, &pieces))
+    }
+
+    /// Whether the budget allows another frame. When it is spent, __do_softirq goes round
+    /// again with a new budget (up to its restarts), or the rest waits for process context to
+    /// let it run (ksoftirqd).
+    fn softirq_budget_left(&mut self, p: usize) -> bool {
         let sq = &mut self.sq[p];
-        if sq.budget_used >= self.cfg.napi.budget {
-            let thread = self.cfg.sched.ksoftirqd == Ksoftirqd::Thread;
-            if thread && sq.restarts + 1 < self.cfg.sched.softirq_restarts {
-                // Work is still pending: __do_softirq goes round again with a new budget.
-                sq.restarts += 1;
-                sq.budget_used = 0;
-            } else {
-                // Budget spent: the rest waits for process context to let it run (ksoftirqd).
-                sq.running = false;
-                sq.pending = true;
-                sq.yielded = true;
-                sq.restarts = 0;
-                return None;
-            }
+        if sq.budget_used < self.cfg.napi.budget {
+            return true;
         }
-        {
-            let frame = match self.roles.receive {
-                // Loopback input waits on this CPU's backlog (netif_rx), before the devices.
-                Receive::NapiPoll => match self.sq[p].backlog.pop_front() {
-                    Some(f) => Some(f),
-                    None => match &mut self.devs[..] {
-                        [dev] if dev.protocol == p => dev.nic.take_rx(),
-                        _ => self.poll_devices(p),
-                    },
+        let thread = self.cfg.sched.ksoftirqd == Ksoftirqd::Thread;
+        if thread && sq.restarts + 1 < self.cfg.sched.softirq_restarts {
+            sq.restarts += 1;
+            sq.budget_used = 0;
+            return true;
+        }
+        sq.running = false;
+        sq.pending = true;
+        sq.yielded = true;
+        sq.restarts = 0;
+        false
+    }
+
+    /// The next received frame for `p`: loopback input waits on this CPU's backlog
+    /// (netif_rx), before the devices NAPI polls; without NAPI every frame is on the backlog.
+    fn next_rx_frame(&mut self, p: usize) -> Option<Frame> {
+        match self.roles.receive {
+            Receive::NapiPoll => match self.sq[p].backlog.pop_front() {
+                Some(f) => Some(f),
+                None => match &mut self.devs[..] {
+                    [dev] if dev.protocol == p => dev.nic.take_rx(),
+                    _ => self.poll_devices(p),
                 },
-                Receive::NetifRx | Receive::RingAccumulate => self.sq[p].backlog.pop_front(),
-            };
-            if let Some(mut f) = frame {
-                // A frame this node sent itself came over loopback: no ring, no new buffer
-                // (the sender's travels), no GRO; its interface's work was priced at the send.
-                let lo = f.hdr.src == f.hdr.dst;
-                // GRO (NAPI only): the frames behind it that continue its flow join it.
-                let gro = !lo && self.cfg.nic.gro && self.roles.receive == Receive::NapiPoll;
-                let merged = if gro { self.gro(p, &mut f) } else { 0 };
-                self.sq[p].budget_used += 1 + merged;
-                let frames = 1 + merged;
-                let bytes = f.hdr.payload_bytes();
-                let seq = match f.payload {
-                    Payload::Tcp(s) => s.seq,
-                    _ => 0,
-                };
-                let mut data = Node::data(f.hdr.flow, seq, bytes);
-                let mut pieces = if lo {
-                    vec![self.piece(&c.rx_ip, bytes, 1)]
-                } else {
-                    data.ring_slot = self.mem.take_rx_slot(frames);
-                    vec![
-                        self.piece(&c.rx_poll, bytes, frames)
-                            .touching(Touches::Ring),
-                        self.piece(&c.skb_alloc, 0, frames),
-                        self.piece(&c.rx_ip, bytes, 1).touching(Touches::Ring),
-                    ]
-                };
-                if gro {
-                    // Every frame passes GRO; the merged ones' skb heads are freed.
-                    pieces.push(self.piece(&c.gro_receive, 0, frames));
-                    if merged > 0 {
-                        pieces.push(self.piece(&c.skb_free, 0, merged));
-                    }
-                }
-                if matches!(f.payload, Payload::Tcp(_)) && self.socket_owned(f.hdr.flow) {
-                    // tcp_v4_rcv finds the socket owned by a process: sk_add_backlog, and the
-                    // owner runs TCP input at release_sock.
-                    return mk(self, Effect::Backlogged(f), &pieces).map(|j| j.with_data(data));
-                }
-                let mut transport = self.transport_pieces(&f, frames);
-                let tcp = matches!(f.payload, Payload::Tcp(_));
-                if self.cfg.smp.spinlocks && tcp && self.flows.get(f.hdr.flow).is_some() {
-                    // tcp_v4_rcv holds bh_lock_sock through TCP input (a SYN for a listener
-                    // has no socket of its own yet).
-                    transport[0] = transport[0].locking(LockRef::Socket);
-                }
-                pieces.extend(transport);
-                if f.is_raw() {
-                    // Consumed at the top of the stack; nothing queues it for a reader.
-                    pieces.push(self.piece(&c.skb_free, 0, 1));
-                }
-                if let Payload::Tcp(s) = f.payload {
-                    pieces.extend(self.handshake_piece(&s));
-                }
-                // CPU-NET does a masked interrupt's ring bookkeeping when a pass finds work,
-                // and polls with interrupts off until its next empty pass.
-                if std::mem::take(&mut self.sq[p].polled_empty) {
-                    pieces.push(self.piece(&c.rx_hardirq, 0, 1));
-                }
-                if self.roles.poller == Some(p) {
-                    self.sq[p].poll_ending = false;
-                }
-                return mk(self, Effect::RxPacket(f), &pieces).map(|j| j.with_data(data));
+            },
+            Receive::NetifRx | Receive::RingAccumulate => self.sq[p].backlog.pop_front(),
+        }
+    }
+
+    /// One received frame (with the frames GRO merges into it) up the stack: the driver's
+    /// poll, IP and TCP input, or the socket's backlog when a process owns the socket.
+    fn softirq_rx(&mut self, p: usize, mut f: Frame) -> Job {
+        let cfg = Rc::clone(&self.cfg);
+        let c = &cfg.costs;
+        // A frame this node sent itself came over loopback: no ring, no new buffer (the
+        // sender's travels), no GRO; its interface's work was priced at the send.
+        let lo = f.hdr.src == f.hdr.dst;
+        // GRO (NAPI only): the frames behind it that continue its flow join it.
+        let gro = !lo && cfg.nic.gro && self.roles.receive == Receive::NapiPoll;
+        let merged = if gro { self.gro(p, &mut f) } else { 0 };
+        self.sq[p].budget_used += 1 + merged;
+        let frames = 1 + merged;
+        let bytes = f.hdr.payload_bytes();
+        let seq = match f.payload {
+            Payload::Tcp(s) => s.seq,
+            _ => 0,
+        };
+        let mut data = Node::data(f.hdr.flow, seq, bytes);
+        let mut pieces = if lo {
+            vec![self.piece(&c.rx_ip, bytes, 1)]
+        } else {
+            data.ring_slot = self.mem.take_rx_slot(frames);
+            vec![
+                self.piece(&c.rx_poll, bytes, frames)
+                    .touching(Touches::Ring),
+                self.piece(&c.skb_alloc, 0, frames),
+                self.piece(&c.rx_ip, bytes, 1).touching(Touches::Ring),
+            ]
+        };
+        if gro {
+            // Every frame passes GRO; the merged ones' skb heads are freed.
+            pieces.push(self.piece(&c.gro_receive, 0, frames));
+            if merged > 0 {
+                pieces.push(self.piece(&c.skb_free, 0, merged));
             }
         }
-        // CPU-NET never stops: an empty pass, then the loop goes round again. With its
-        // devices' interrupts routed to it, an empty pass first re-enables them, as NAPI does.
+        let tcp = matches!(f.payload, Payload::Tcp(_));
+        if tcp && self.socket_owned(f.hdr.flow) {
+            // tcp_v4_rcv finds the socket owned by a process: sk_add_backlog, and the owner
+            // runs TCP input at release_sock.
+            return self
+                .softirq_work(p, Effect::Backlogged(f), &pieces)
+                .with_data(data);
+        }
+        let mut transport = self.transport_pieces(&f, frames);
+        if cfg.smp.spinlocks && tcp && self.flows.get(f.hdr.flow).is_some() {
+            // tcp_v4_rcv holds bh_lock_sock through TCP input (a SYN for a listener has no
+            // socket of its own yet).
+            transport[0] = transport[0].locking(LockRef::Socket);
+        }
+        pieces.extend(transport);
+        if f.is_raw() {
+            // Consumed at the top of the stack; nothing queues it for a reader.
+            pieces.push(self.piece(&c.skb_free, 0, 1));
+        }
+        if let Payload::Tcp(s) = f.payload {
+            pieces.extend(self.handshake_piece(&s));
+        }
+        // CPU-NET does a masked interrupt's ring bookkeeping when a pass finds work, and
+        // polls with interrupts off until its next empty pass.
+        if std::mem::take(&mut self.sq[p].polled_empty) {
+            pieces.push(self.piece(&c.rx_hardirq, 0, 1));
+        }
+        if self.roles.poller == Some(p) {
+            self.sq[p].poll_ending = false;
+        }
+        self.softirq_work(p, Effect::RxPacket(f), &pieces)
+            .with_data(data)
+    }
+
+    /// Nothing left to receive. CPU-NET never stops: an empty pass, then the loop goes round
+    /// again (with its devices' interrupts routed to it, an empty pass first re-enables them,
+    /// as NAPI does). A NAPI poll ends by re-enabling device interrupts; then the softirq
+    /// ends.
+    fn softirq_drained(&mut self, p: usize) -> Option<Job> {
+        let c = &self.cfg.costs;
         if self.roles.poller == Some(p) {
             let irqs = self.cfg.cpu_net.device_irqs == DeviceIrqs::ToCpuNet;
             if irqs && !self.sq[p].poll_ending {
                 self.sq[p].poll_ending = true;
-                return mk(self, Effect::PollEnd, &[self.piece(&c.rx_poll_end, 0, 1)]);
+                let end = self.piece(&c.rx_poll_end, 0, 1);
+                return Some(self.softirq_work(p, Effect::PollEnd, &[end]));
             }
             self.sq[p].polled_empty = !irqs;
-            return mk(self, Effect::None, &[self.piece(&c.poll_empty, 0, 1)]);
+            let empty = self.piece(&c.poll_empty, 0, 1);
+            return Some(self.softirq_work(p, Effect::None, &[empty]));
         }
-        // Nothing left: a NAPI poll ends by re-enabling device interrupts.
         if self.roles.receive == Receive::NapiPoll && !self.sq[p].poll_ending {
             self.sq[p].poll_ending = true;
-            return mk(self, Effect::PollEnd, &[self.piece(&c.rx_poll_end, 0, 1)]);
+            let end = self.piece(&c.rx_poll_end, 0, 1);
+            return Some(self.softirq_work(p, Effect::PollEnd, &[end]));
         }
         self.sq[p].running = false;
         self.sq[p].poll_ending = false;

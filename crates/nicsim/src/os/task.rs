@@ -1,0 +1,145 @@
+//! Threads as the scheduler sees them: spawning, pinned or free to migrate, wake-up
+//! placement of a free thread, run-queue membership, and handing an operation to a thread
+//! (from a workload, or from another thread across processors).
+
+use super::thread::{Op, Priority, Thread};
+use crate::engine::Engine;
+use crate::hw::cpu::{Notice, Then};
+use crate::node::{job_of, Ev, Node, Wire};
+use crate::stack::conn::ConnId;
+
+impl Node {
+    /// A new thread pinned to processor `proc`; returns its id.
+    pub fn spawn(&mut self, proc: usize, prio: Priority) -> Result<usize, String> {
+        if proc >= self.procs.len() || self.procs[proc].id.is_nic() {
+            return Err(format!(
+                "a thread pinned to processor {proc}: node{} has host processors {}",
+                self.id,
+                self.procs
+                    .iter()
+                    .filter(|p| !p.id.is_nic())
+                    .map(|p| p.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        self.threads.push(Thread::new(proc, prio, true));
+        Ok(self.threads.len() - 1)
+    }
+
+    /// A new thread that starts on processor `proc` and may migrate when it wakes.
+    pub fn spawn_free(&mut self, proc: usize, prio: Priority) -> Result<usize, String> {
+        let t = self.spawn(proc, prio)?;
+        self.threads[t].pinned = false;
+        Ok(t)
+    }
+
+    /// An unpinned thread about to become runnable stays on its processor if that is idle,
+    /// else moves to the first idle host processor, else stays (Linux 2.6's wake-up
+    /// balancing, simplified: no periodic rebalancing, no cache-affinity cost).
+    pub(crate) fn place(&mut self, tid: usize) {
+        let t = &self.threads[tid];
+        let idle = |p: usize| {
+            let (cpu, sq) = (&self.procs[p], &self.sq[p]);
+            cpu.running.is_none()
+                && cpu.hardirq_q.is_empty()
+                && cpu.suspended.iter().all(Option::is_none)
+                && self.runq[p].next_after(None).is_none()
+                && !sq.pending
+                && !sq.running
+        };
+        if t.pinned || idle(t.proc) {
+            return;
+        }
+        let host = (0..self.procs.len()).filter(|&p| !self.procs[p].id.is_nic());
+        if let Some(p) = host.into_iter().find(|&p| idle(p)) {
+            self.threads[tid].proc = p;
+            self.stats.migrations += 1;
+        }
+    }
+
+    /// A poll set (an epoll instance's interest list) over connections `conns`; its id.
+    pub fn poll_set(&mut self, conns: Vec<ConnId>) -> usize {
+        self.poll_sets.push(conns);
+        self.poll_sets.len() - 1
+    }
+
+    /// Adds connection `conn` to poll set `set` (epoll_ctl ADD).
+    pub fn poll_add(&mut self, set: usize, conn: ConnId) {
+        self.poll_sets[set].push(conn);
+    }
+
+    /// Puts thread `tid` on its processor's run queue, or takes it off.
+    pub(crate) fn set_runnable(&mut self, tid: usize, on: bool) {
+        let t = &mut self.threads[tid];
+        match (on, t.queued) {
+            (true, None) => t.queued = Some(self.runq[t.proc].insert(t.prio, tid)),
+            (false, Some(k)) => {
+                self.runq[t.proc].remove(k);
+                t.queued = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Gives thread `tid` an operation and makes it runnable.
+    pub fn start_op(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, tid: usize, op: Op) {
+        self.assign(tid, op);
+        let p = self.threads[tid].proc;
+        self.kick(eng, wire, p);
+    }
+
+    pub(crate) fn assign(&mut self, tid: usize, op: Op) {
+        self.place(tid);
+        let t = &mut self.threads[tid];
+        debug_assert!(t.op.is_none(), "thread already busy");
+        t.op = Some(op);
+        t.left = match op {
+            Op::Send { bytes, .. }
+            | Op::SendFile { bytes, .. }
+            | Op::Recv { bytes, .. }
+            | Op::SendTo { bytes, .. } => bytes,
+            Op::Compute { .. }
+            | Op::Connect { .. }
+            | Op::Accept
+            | Op::Close { .. }
+            | Op::RecvFrom { .. }
+            | Op::Poll { .. } => 1,
+        };
+        t.in_call = false;
+        self.set_runnable(tid, true);
+    }
+
+    /// Hands thread `tid` an operation from a thread on processor `from` (the Hpcbench queue
+    /// between the receiving and the load thread). Across processors the sleeper is woken with
+    /// a reschedule IPI and pays the context switch; on one processor it is a plain wake-up.
+    pub fn hand_off(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        wire: &mut Wire,
+        from: usize,
+        tid: usize,
+        op: Op,
+    ) {
+        self.assign(tid, op);
+        self.threads[tid].woken = true;
+        let to = self.threads[tid].proc;
+        if to != from {
+            // The handing thread pays the IPI's send on its own processor (§5.8).
+            let send = job_of(Then::Nothing, &[self.notify_cost(to)]);
+            self.procs[from].owed.push_back(send);
+            self.kick(eng, wire, from);
+            self.notify(eng, to, Notice::Reschedule);
+        } else {
+            self.kick(eng, wire, to);
+        }
+    }
+
+    pub fn thread_proc(&self, tid: usize) -> usize {
+        self.threads[tid].proc
+    }
+
+    pub fn thread_idle(&self, tid: usize) -> bool {
+        self.threads[tid].op.is_none()
+    }
+}
