@@ -14,7 +14,7 @@
 
 use crate::config::{Config, IrqPath, ProcName};
 use crate::hw::bus::{IoBus, NorthBridge};
-use crate::hw::dma::{Chan, DmaEngine};
+use crate::hw::dma::{Chan, DmaEngine, DmaTag};
 use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES, FRAMING_BYTES, MIN_PAYLOAD_BYTES};
 use crate::hw::memory::MemoryModel;
 use crate::placement::processors;
@@ -220,7 +220,7 @@ pub fn dma_transfer_ps(cfg: &Config, bytes: u64) -> u64 {
     let host_cpus = processors(cfg.cpu.count, false).len();
     let (mut io, mut nb) = (io_bus(cfg), north_bridge(cfg, host_cpus));
     let mut dma = DmaEngine::new(cfg.io.dma_chunk_bytes);
-    dma.request(Chan::Rx, vec![()], bytes);
+    dma.request(Chan::Rx, vec![()], bytes, DmaTag::Nic(None));
     let mut t = Time::ZERO;
     while let Some(end) = dma.start(Chan::Rx, t, &mut io, &mut nb) {
         t = end;

@@ -86,7 +86,7 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
                 insert(&mut node, c.key, figure(c.unit, v, secs, clock));
             }
         }
-        if let Some(h) = &w.nodes[i].handoff {
+        if let Some(h) = w.nodes[i].handoff_nic() {
             let rest = &rest[DMA_CACHE_COUNTERS.len() + LOCK_COUNTERS.len()..];
             for (c, &v) in HANDOFF_COUNTERS.iter().zip(rest) {
                 insert(&mut node, c.key, figure(c.unit, v, secs, clock));

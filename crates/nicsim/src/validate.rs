@@ -130,3 +130,13 @@ pub fn host_cpus(cfg: &Config) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// A handoff NIC's processor serves one NIC: the node has one device.
+pub fn handoff_nics(devices: usize) -> Result<(), String> {
+    if devices != 1 {
+        return Err(format!(
+            "placement.rx_mode = handoff with {devices} network devices: the NIC processor runs the firmware of one NIC (topology.server_nics = 1, topology.server_rx_queues = 1)"
+        ));
+    }
+    Ok(())
+}

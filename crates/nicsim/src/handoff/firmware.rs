@@ -4,64 +4,21 @@
 //! connections need. NIC work is priced by the cost profile's stages at the NIC's
 //! instruction rate; the NIC's memory is folded into that rate (§8).
 
+use super::device::hnic;
 use super::queues::Class;
 use super::Task;
-use crate::config::{NicPriority, OnExcess};
+use crate::config::NicPriority;
 use crate::engine::Engine;
 use crate::hw::cpu::{Job, Notice, Piece, Then, Touches};
 use crate::hw::dma::Chan;
 use crate::node::effect::Effect;
-use crate::node::netdev::DevId;
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::stack::conn::Owner;
-use crate::stack::tcp::{Segment, State};
+use crate::stack::tcp::State;
 use crate::stack::{Frame, Payload};
 use std::rc::Rc;
 
 impl Node {
-    /// The NIC processor's index, on a node with a handoff NIC.
-    pub(crate) fn fw(&self) -> Option<usize> {
-        self.roles.firmware
-    }
-
-    /// A frame reached the handoff NIC's MAC. The lookup sends a segment of an owned
-    /// connection to the NIC queue and anything else (SYNs, unknown flows, UDP) to the
-    /// host queue; load control looks at the NIC queue on every arrival (§6.2).
-    pub(crate) fn fw_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, f: Frame) {
-        let h = self.handoff.as_mut().expect("a handoff NIC");
-        let owned = match f.payload {
-            Payload::Tcp(s) => !s.syn() && h.lookup.find(f.hdr.flow).0,
-            _ => false,
-        };
-        let (class, task) = if owned {
-            (Class::Nic, Task::Receive(f))
-        } else {
-            (Class::Host, Task::ForwardRx(f))
-        };
-        if h.enqueue(class, eng.now(), task).is_err() {
-            self.stats.count_drop(&f.hdr);
-            return;
-        }
-        h.stats.rx_frames[class as usize] += 1;
-        h.sample(eng.now());
-        if owned {
-            h.qlen += 1;
-            h.lc.evaluate(h.qlen, h.owned);
-            if h.owned > h.lc.soft_limit {
-                h.stats.over_soft_limit += 1;
-                let unclaimed = h.owned.saturating_sub(h.restoring.len() as u32);
-                let restore = self.cfg.handoff.on_excess == OnExcess::RestoreExcess;
-                if restore && !h.excess_raised && unclaimed > h.lc.soft_limit {
-                    // The NIC asks the OS to take connections back (§6.2 restore_excess).
-                    h.excess_raised = true;
-                    let to = self.devs[0].irq;
-                    self.nic_event(eng, to, Notice::NicExcess);
-                }
-            }
-        }
-        self.kick_fw(eng, wire);
-    }
-
     /// A host command for the NIC processor (§4.1): the NIC reads its descriptor from the
     /// command ring by DMA and queues it; false if its queue is full.
     pub(crate) fn fw_command(
@@ -73,7 +30,7 @@ impl Node {
     ) -> bool {
         let bytes = self.cfg.nic.descriptor_bytes;
         self.nic_dma(eng, Chan::Tx, Vec::new(), bytes, None);
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let h = hnic(&mut self.devs);
         h.stats.commands += 1;
         h.stats.descriptor_dma_bytes += bytes;
         if h.enqueue(class, eng.now(), t).is_err() {
@@ -83,7 +40,7 @@ impl Node {
         true
     }
 
-    fn kick_fw(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire) {
+    pub(crate) fn kick_fw(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire) {
         let fw = self.fw().expect("a handoff NIC");
         self.sq[fw].pending = true;
         self.kick(eng, wire, fw);
@@ -95,7 +52,7 @@ impl Node {
     pub(crate) fn fw_job(&mut self, p: usize) -> Option<Job> {
         let cfg = Rc::clone(&self.cfg);
         let c = &cfg.costs;
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let h = hnic(&mut self.devs);
         let host_queued = h.queues.host_waiting();
         let host_waits = h.queues.priority == NicPriority::HostFirst && host_queued;
         let sq = &mut self.sq[p];
@@ -138,7 +95,7 @@ impl Node {
                 return mk(self, Effect::Released(conn), &pieces);
             }
         }
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let h = hnic(&mut self.devs);
         let Some((class, at, task)) = h.queues.pop() else {
             self.sq[p].running = false;
             return None;
@@ -147,10 +104,7 @@ impl Node {
             h.stats.nic_past_host += 1;
         }
         let lookup = |s: &Self, f: &Frame| {
-            let steps = s
-                .handoff
-                .as_ref()
-                .map_or(0, |h| h.lookup.find(f.hdr.flow).1);
+            let steps = s.handoff_nic().map_or(0, |h| h.lookup.find(f.hdr.flow).1);
             [
                 s.piece(&c.nic_lookup, 0, 1),
                 s.piece(&c.nic_lookup_step, 0, steps),
@@ -182,28 +136,26 @@ impl Node {
             }
             Task::Output(_) => pieces.push(self.piece(&c.nic_command, 0, 1)),
         }
-        self.handoff.as_mut().expect("a handoff NIC").serving = Some((class, at, task));
+        hnic(&mut self.devs).serving = Some((class, at, task));
         mk(self, Effect::Firmware, &pieces)
     }
 
     /// The task the NIC processor served is done.
     pub(crate) fn apply_firmware(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
         let now = eng.now();
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let d = self.fw_dev();
+        let h = hnic(&mut self.devs);
         let (class, at, task) = h.serving.take().expect("a task in service");
         match task {
-            Task::ForwardRx(f) => {
-                if self.dma_to_host_ring(eng, 0, f) {
-                    self.handoff.as_mut().unwrap().rx_dma.push_back(Some(at));
-                }
-            }
+            // Its delay ends with the receive DMA, which carries when it reached the MAC.
+            Task::ForwardRx(f) => self.dma_to_host_ring(eng, d, f, at),
             Task::ForwardTx(f) => {
-                let h = self.handoff.as_mut().unwrap();
+                let h = hnic(&mut self.devs);
                 h.stats.tx_frames[class as usize] += 1;
                 h.stats.delays[class as usize]
                     .tx_ps
                     .push((now, (now - at).0));
-                self.send_frame(eng, wire, 0, f);
+                self.send_frame(eng, wire, d, f);
             }
             Task::Receive(f) => {
                 let bytes = f.hdr.payload_bytes();
@@ -212,7 +164,7 @@ impl Node {
                     _ => 0,
                 };
                 let flow = f.hdr.flow;
-                let h = self.handoff.as_mut().unwrap();
+                let h = hnic(&mut self.devs);
                 h.stats.delays[class as usize]
                     .rx_ps
                     .push((now, (now - at).0));
@@ -220,7 +172,7 @@ impl Node {
                 if bytes > 0 {
                     // The payload goes to the host's posted buffer by DMA (§4.4).
                     self.nic_dma(eng, Chan::Rx, Vec::new(), bytes, None);
-                    self.handoff.as_mut().unwrap().stats.payload_dma_bytes += bytes;
+                    hnic(&mut self.devs).stats.payload_dma_bytes += bytes;
                     if self.mem.detailed.is_some() {
                         self.mem.rx_dma(now, flow, seq, bytes);
                     }
@@ -238,7 +190,7 @@ impl Node {
         let open = self.conns[conn].tcp.state() == State::Established;
         let state_bytes = self.cfg.handoff.state_bytes;
         let flow = self.conns[conn].tcp.flow;
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let h = hnic(&mut self.devs);
         if open && h.lc.admits(h.owned) && self.conns[conn].owner == Owner::Pending {
             h.owned += 1;
             h.stats.max_owned = h.stats.max_owned.max(h.owned);
@@ -281,7 +233,7 @@ impl Node {
         }
         let flow = self.conns[conn].tcp.flow;
         let state_bytes = self.cfg.handoff.state_bytes;
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let h = hnic(&mut self.devs);
         h.owned -= 1;
         h.lookup.remove(flow);
         h.restoring.retain(|&c| c != conn);
@@ -302,102 +254,9 @@ impl Node {
     pub(crate) fn nic_event(&mut self, eng: &mut Engine<Ev>, to: usize, notice: Notice) {
         let bytes = self.cfg.nic.descriptor_bytes;
         self.nic_dma(eng, Chan::Rx, Vec::new(), bytes, None);
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let h = hnic(&mut self.devs);
         h.stats.events += 1;
         h.stats.descriptor_dma_bytes += bytes;
         self.notify(eng, to, notice);
-    }
-
-    /// A segment of an owned connection leaves: a pure ACK straight from NIC memory; data
-    /// after its payload's DMA read from the host socket buffer (§4.4).
-    pub(crate) fn fw_xmit(
-        &mut self,
-        eng: &mut Engine<Ev>,
-        wire: &mut Wire,
-        d: DevId,
-        f: Frame,
-        seg: Segment,
-    ) {
-        let now = eng.now();
-        if seg.len == 0 {
-            let h = self.handoff.as_mut().expect("a handoff NIC");
-            h.stats.tx_frames[Class::Nic as usize] += 1;
-            h.stats.delays[Class::Nic as usize].tx_ps.push((now, 0));
-            self.send_frame(eng, wire, d, f);
-            return;
-        }
-        self.handoff.as_mut().unwrap().stats.payload_dma_bytes += seg.len as u64;
-        let frames = self.tso_cut(f);
-        self.nic_dma(
-            eng,
-            Chan::Tx,
-            frames,
-            seg.len as u64,
-            Some((Class::Nic, now)),
-        );
-    }
-
-    /// A DMA the NIC starts itself (payload or TCP state), with what to do when it ends.
-    fn nic_dma(
-        &mut self,
-        eng: &mut Engine<Ev>,
-        ch: Chan,
-        frames: Vec<Frame>,
-        bytes: u64,
-        send: Option<(Class, crate::units::Time)>,
-    ) {
-        let h = self.handoff.as_mut().expect("a handoff NIC");
-        match ch {
-            Chan::Tx => h.tx_dma.push_back(send),
-            Chan::Rx => h.rx_dma.push_back(None),
-        }
-        self.devs[0].dma.request(ch, frames, bytes);
-        self.dma_next(eng, 0, ch);
-    }
-
-    /// A transmit DMA of the handoff NIC ended: a host packet goes to the NIC processor's
-    /// host queue, an owned connection's segment to the MAC, a state transfer nowhere.
-    /// True if the host's descriptors are done (the host packet case).
-    pub(crate) fn fw_tx_dma_done(
-        &mut self,
-        eng: &mut Engine<Ev>,
-        wire: &mut Wire,
-        frames: Vec<Frame>,
-    ) -> bool {
-        let now = eng.now();
-        let h = self.handoff.as_mut().expect("a handoff NIC");
-        match h.tx_dma.pop_front().flatten() {
-            None => false,
-            Some((Class::Nic, at)) => {
-                let n = frames.len();
-                h.stats.tx_frames[Class::Nic as usize] += n as u64;
-                let delays = &mut h.stats.delays[Class::Nic as usize].tx_ps;
-                delays.extend(std::iter::repeat_n((now, (now - at).0), n));
-                for f in frames {
-                    self.send_frame(eng, wire, 0, f);
-                }
-                false
-            }
-            Some((Class::Host, at)) => {
-                for f in frames {
-                    let h = self.handoff.as_mut().unwrap();
-                    if h.enqueue(Class::Host, at, Task::ForwardTx(f)).is_err() {
-                        self.stats.count_drop(&f.hdr);
-                    }
-                }
-                self.kick_fw(eng, wire);
-                true
-            }
-        }
-    }
-
-    /// A receive DMA of the handoff NIC ended: a forwarded frame's delay ends here (§11).
-    pub(crate) fn fw_rx_dma_done(&mut self, now: crate::units::Time) {
-        let h = self.handoff.as_mut().expect("a handoff NIC");
-        if let Some(Some(at)) = h.rx_dma.pop_front() {
-            h.stats.delays[Class::Host as usize]
-                .rx_ps
-                .push((now, (now - at).0));
-        }
     }
 }

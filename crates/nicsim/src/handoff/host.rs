@@ -2,6 +2,7 @@
 //! the NIC and when, the driver's commands for owned connections, and where each
 //! connection's protocol work runs.
 
+use super::device::hnic;
 use super::queues::Class;
 use super::Task;
 use crate::config::{SegmentCount, Selection};
@@ -27,7 +28,7 @@ impl Node {
     /// it issues the command once.
     pub(crate) fn handoff_choose(&mut self, c: ConnId, at_accept: bool) -> bool {
         let h = &self.cfg.handoff;
-        if self.handoff.is_none() || !h.enabled() {
+        if self.fw().is_none() || !h.enabled() {
             return false;
         }
         let conn = &self.conns[c];
@@ -74,13 +75,13 @@ impl Node {
             return;
         }
         self.conns[c].owner = Owner::Pending;
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let h = hnic(&mut self.devs);
         h.stats.attempts += 1;
         if !self.fw_command(eng, wire, Class::Nic, Task::Handoff(c)) {
             // The NIC could not even queue it: a refusal the host sees at once.
             self.conns[c].owner = Owner::Host;
             self.conns[c].handoff_failed = true;
-            self.handoff.as_mut().unwrap().stats.nacks_limit += 1;
+            hnic(&mut self.devs).stats.nacks_limit += 1;
         }
     }
 
@@ -105,7 +106,7 @@ impl Node {
     /// The OS's response to the NIC's excess event: the owned connections beyond the soft
     /// limit, the most recently handed off first, chosen for RESTORE; how many.
     pub(crate) fn restore_choose(&mut self) -> u32 {
-        let Some(h) = self.handoff.as_mut() else {
+        let Some(h) = self.devs.iter_mut().find_map(|d| d.handoff.as_deref_mut()) else {
             return 0;
         };
         let conns = &self.conns;
@@ -129,11 +130,11 @@ impl Node {
 
     /// The excess handler finished: its RESTORE commands go to the NIC.
     pub(crate) fn restore_issue(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire) {
-        let h = self.handoff.as_mut().expect("a handoff NIC");
+        let h = hnic(&mut self.devs);
         h.excess_raised = false;
         for c in std::mem::take(&mut h.to_restore) {
             if !self.fw_command(eng, wire, Class::Nic, Task::Restore(c)) {
-                self.handoff.as_mut().unwrap().restoring.retain(|&r| r != c);
+                hnic(&mut self.devs).restoring.retain(|&r| r != c);
             }
         }
     }

@@ -4,6 +4,7 @@
 //! ownership decides which processor runs it. Pure parts (queues, lookup, load control)
 //! are here as components; `firmware` is the NIC's side and `host` the OS's.
 
+pub mod device;
 pub mod firmware;
 pub mod host;
 pub mod load_control;
@@ -19,7 +20,6 @@ use crate::units::{Duration, Time};
 use load_control::{LoadControl, LoadState};
 use lookup::Lookup;
 use queues::{Class, Queues};
-use std::collections::VecDeque;
 
 /// A unit of the NIC processor's work.
 #[derive(Clone, Debug)]
@@ -91,12 +91,6 @@ pub struct HandoffNic {
     pub excess_raised: bool,
     /// The task in service: its class, arrival and the task (for its effect).
     pub serving: Option<(Class, Time, Task)>,
-    /// Per transmit DMA request, in order: its class and when the NIC saw it (None: a state
-    /// transfer, no frame).
-    pub tx_dma: VecDeque<Option<(Class, Time)>>,
-    /// Per receive DMA request, in order: when a forwarded frame reached the MAC (None: an
-    /// owned connection's payload).
-    pub rx_dma: VecDeque<Option<Time>>,
     pub stats: HandoffStats,
     /// The soft limit, owned connections, Qlen and load state over time, one sample per
     /// `handoff.sample_interval_ps` at the first arrival after it (§11).
@@ -158,8 +152,6 @@ impl HandoffNic {
             to_restore: Vec::new(),
             excess_raised: false,
             serving: None,
-            tx_dma: VecDeque::new(),
-            rx_dma: VecDeque::new(),
             stats: HandoffStats::default(),
             timeline: Vec::new(),
             sample_every: h.sample_interval_ps,

@@ -26,10 +26,20 @@ impl Chan {
     }
 }
 
+/// Who asked for a transfer, carried to its completion: the host's driver (a frame it posted
+/// for transmission, or one received for the host ring, at the time it was seen), or the
+/// NIC's own processor (a frame it sends, built at that time; or none: payload to a posted
+/// buffer, connection state, a descriptor or an event record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DmaTag {
+    Driver(Time),
+    Nic(Option<Time>),
+}
+
 #[derive(Clone, Debug)]
 struct Channel<T> {
-    /// Requests in order: the items they carry and their total bytes.
-    queue: VecDeque<(Vec<T>, u64)>,
+    /// Requests in order: the items they carry, their total bytes and who asked.
+    queue: VecDeque<(Vec<T>, u64, DmaTag)>,
     /// Bytes of the head request not yet started.
     left: u64,
     busy: bool,
@@ -63,9 +73,10 @@ impl<T> DmaEngine<T> {
         }
     }
 
-    /// Queues a request of `bytes` that delivers `items` when its last transaction ends.
-    pub fn request(&mut self, ch: Chan, items: Vec<T>, bytes: u64) {
-        self.chans[ch as usize].queue.push_back((items, bytes));
+    /// Queues a request of `bytes` that delivers `items` and its tag when its last
+    /// transaction ends.
+    pub fn request(&mut self, ch: Chan, items: Vec<T>, bytes: u64, tag: DmaTag) {
+        self.chans[ch as usize].queue.push_back((items, bytes, tag));
     }
 
     /// Starts the next transaction on `ch` if the channel is idle and has work; returns the
@@ -81,7 +92,7 @@ impl<T> DmaEngine<T> {
         if chan.busy {
             return None;
         }
-        let (_, total) = chan.queue.front()?;
+        let (_, total, _) = chan.queue.front()?;
         if chan.left == 0 {
             chan.left = *total;
         }
@@ -93,18 +104,19 @@ impl<T> DmaEngine<T> {
         Some(end.max(nb.dma(start, bytes)))
     }
 
-    /// The transaction on `ch` ended; returns the items of the request it completed, if any.
-    pub fn finish(&mut self, ch: Chan) -> Option<Vec<T>> {
+    /// The transaction on `ch` ended; returns the items and tag of the request it completed,
+    /// if any.
+    pub fn finish(&mut self, ch: Chan) -> Option<(Vec<T>, DmaTag)> {
         let chan = &mut self.chans[ch as usize];
         chan.busy = false;
         if chan.left > 0 {
             return None;
         }
-        let (items, _) = chan
+        let (items, _, tag) = chan
             .queue
             .pop_front()
             .expect("dma completion without a request");
-        Some(items)
+        Some((items, tag))
     }
 
     /// Items whose requests have not completed on `ch`.
@@ -112,7 +124,7 @@ impl<T> DmaEngine<T> {
         self.chans[ch as usize]
             .queue
             .iter()
-            .flat_map(|(v, _)| v.iter())
+            .flat_map(|(v, _, _)| v.iter())
     }
 }
 
@@ -131,7 +143,7 @@ mod tests {
     fn a_request_completes_after_its_last_transaction() {
         let (mut io, mut nb) = buses();
         let mut d = DmaEngine::new(512);
-        d.request(Chan::Rx, vec!["frame"], 1200);
+        d.request(Chan::Rx, vec!["frame"], 1200, DmaTag::Nic(None));
         let mut t = Time::ZERO;
         let mut done = None;
         let mut transactions = 0;
@@ -145,7 +157,7 @@ mod tests {
             done = d.finish(Chan::Rx);
         }
         assert_eq!(transactions, 3, "1200 bytes in 512-byte transactions");
-        assert_eq!(done, Some(vec!["frame"]));
+        assert_eq!(done, Some((vec!["frame"], DmaTag::Nic(None))));
         assert_eq!(d.bytes, 1200);
         assert_eq!(io.transactions, 3);
         assert!(
@@ -158,18 +170,22 @@ mod tests {
     fn channels_are_independent_and_keep_order() {
         let (mut io, mut nb) = buses();
         let mut d = DmaEngine::new(4096);
-        d.request(Chan::Tx, vec![1], 100);
-        d.request(Chan::Tx, vec![2], 100);
-        d.request(Chan::Rx, vec![9], 100);
+        d.request(Chan::Tx, vec![1], 100, DmaTag::Driver(Time(5)));
+        d.request(Chan::Tx, vec![2], 100, DmaTag::Nic(Some(Time(7))));
+        d.request(Chan::Rx, vec![9], 100, DmaTag::Nic(None));
         assert_eq!(d.pending(Chan::Tx).copied().collect::<Vec<_>>(), vec![1, 2]);
         let t = d.start(Chan::Tx, Time::ZERO, &mut io, &mut nb).unwrap();
         assert!(
             d.start(Chan::Rx, Time::ZERO, &mut io, &mut nb).is_some(),
             "rx is not blocked by tx"
         );
-        assert_eq!(d.finish(Chan::Tx), Some(vec![1]));
+        assert_eq!(d.finish(Chan::Tx), Some((vec![1], DmaTag::Driver(Time(5)))));
         d.start(Chan::Tx, t, &mut io, &mut nb).unwrap();
-        assert_eq!(d.finish(Chan::Tx), Some(vec![2]));
+        assert_eq!(
+            d.finish(Chan::Tx),
+            Some((vec![2], DmaTag::Nic(Some(Time(7))))),
+            "each request's tag comes back with its items"
+        );
     }
 
     #[test]
@@ -178,7 +194,7 @@ mod tests {
         // A bridge so slow (1 µs per line) that it, not the I/O bus, ends the transfer.
         let mut nb = NorthBridge::new(Duration(0), Duration(1_000_000), 64, false, 1);
         let mut d = DmaEngine::new(4096);
-        d.request(Chan::Rx, vec![()], 640);
+        d.request(Chan::Rx, vec![()], 640, DmaTag::Nic(None));
         let end = d.start(Chan::Rx, Time::ZERO, &mut io, &mut nb).unwrap();
         assert!(end >= Time(10 * 1_000_000), "ten lines of 1 µs: {end:?}");
     }

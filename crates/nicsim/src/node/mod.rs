@@ -87,8 +87,6 @@ pub struct Node {
     /// Threads whose operation finished, for the workload to act on.
     pub done: VecDeque<usize>,
     pub stats: NodeStats,
-    /// The connection-handoff NIC's state, if the node has one (`placement.rx_mode`).
-    pub handoff: Option<Box<HandoffNic>>,
     /// The buffer allocator's lock (`smp.allocator_lock`), the dispatcher's
     /// (`smp.thread_lock`), IP's (`org.ip_serialised`) and the TCP context list's
     /// (`org.context_list_lock`): one each per node.
@@ -153,19 +151,15 @@ impl Node {
         }
         let procs: Vec<Processor> = ids.iter().map(|&p| processor(cfg, p)).collect();
         let mem = memory(cfg, &ids)?;
-        let devs = net_devices(cfg, &roles, devs);
-        let handoff = match roles.firmware {
-            Some(_) if devs.len() == 1 => {
-                let rate_ips = cfg.cpu.clock_hz.0 as f64 / derived::cpi(cfg, ProcName::NicCpu);
-                Some(Box::new(HandoffNic::new(cfg, rate_ips)?))
-            }
-            Some(_) => return Err("placement.rx_mode = handoff: the node must have one NIC (topology.server_nics = 1)".into()),
-            None => None,
-        };
+        let mut devs = net_devices(cfg, &roles, devs);
+        if roles.firmware.is_some() {
+            validate::handoff_nics(devs.len())?;
+            let rate_ips = cfg.cpu.clock_hz.0 as f64 / derived::cpi(cfg, ProcName::NicCpu);
+            devs[0].handoff = Some(Box::new(HandoffNic::new(cfg, rate_ips)?));
+        }
         Ok(Node {
             id,
             roles,
-            handoff,
             mem,
             io: derived::io_bus(cfg),
             apic: Apic::new(

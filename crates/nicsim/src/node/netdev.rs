@@ -1,8 +1,10 @@
 //! One network device of a node (Linux's `net_device`): the NIC with its rings, its DMA
 //! engine, and the driver's state for it (the qdisc, bursts delivered to host memory, the
 //! transmit FIFO's hold, datagrams awaiting reclaim); its address on the fabric; and which
-//! processor takes its interrupt (its affinity) and which runs its protocol softirq.
+//! processor takes its interrupt (its affinity) and which runs its protocol softirq; and the
+//! handoff firmware, on a NIC that runs it.
 
+use crate::handoff::HandoffNic;
 use crate::hw::dma::DmaEngine;
 use crate::hw::frame::NodeAddr;
 use crate::hw::nic::Nic;
@@ -42,6 +44,9 @@ pub struct NetDev {
     /// An affinity chosen by irqbalance, taken at the device's next interrupt (as writing
     /// /proc/irq/N/smp_affinity is: a poll in progress finishes where it runs).
     pub(crate) next_irq: Option<usize>,
+    /// The connection-handoff firmware, on a NIC whose processor runs it
+    /// (`placement.rx_mode = handoff`): it sees every frame first (`handoff/device.rs`).
+    pub handoff: Option<Box<HandoffNic>>,
 }
 
 impl NetDev {
@@ -68,6 +73,7 @@ impl NetDev {
             queue_lock: SpinLock::default(),
             udp_unreclaimed: VecDeque::new(),
             next_irq: None,
+            handoff: None,
         }
     }
 }

@@ -77,7 +77,7 @@ impl Node {
             Effect::Accept => {
                 // Another thread may have taken the connection first: then this one sleeps.
                 if let Some(c) = self.take_accepted() {
-                    if self.handoff.is_some() {
+                    if self.fw().is_some() {
                         self.handoff_issue(eng, wire, c);
                     }
                     self.threads[tid].accepted = Some(c);

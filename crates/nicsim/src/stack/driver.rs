@@ -3,9 +3,8 @@
 
 use crate::config::NicIrq;
 use crate::engine::Engine;
-use crate::handoff::queues::Class;
 use crate::hw::cpu::{Ctx, Processor};
-use crate::hw::dma::Chan;
+use crate::hw::dma::{Chan, DmaTag};
 use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES};
 use crate::hw::nic::{FlushCause, Held, IrqDecision};
 use crate::node::netdev::DevId;
@@ -51,7 +50,7 @@ impl Node {
             self.send_frame(eng, wire, d, f);
             return;
         }
-        if self.conns[c].owner == Owner::Nic && self.handoff.is_some() {
+        if self.conns[c].owner == Owner::Nic {
             self.fw_xmit(eng, wire, d, f, seg);
             return;
         }
@@ -95,12 +94,10 @@ impl Node {
     pub(crate) fn post_tx(&mut self, eng: &mut Engine<Ev>, d: DevId, f: Frame) {
         let bytes = f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes;
         let frames = self.tso_cut(f);
-        if let Some(h) = &mut self.handoff {
-            h.tx_dma.push_back(Some((Class::Host, eng.now())));
-        }
         let dev = &mut self.devs[d];
         dev.nic.tx_used += 1;
-        dev.dma.request(Chan::Tx, frames, bytes);
+        dev.dma
+            .request(Chan::Tx, frames, bytes, DmaTag::Driver(eng.now()));
         self.dma_next(eng, d, Chan::Tx);
     }
 
@@ -157,7 +154,7 @@ impl Node {
     }
 
     pub fn on_dma(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, ch: Chan) {
-        if let Some(frames) = self.devs[d].dma.finish(ch) {
+        if let Some((frames, tag)) = self.devs[d].dma.finish(ch) {
             match ch {
                 Chan::Tx => {
                     let n = frames.len() as u64;
@@ -169,14 +166,13 @@ impl Node {
                         }
                     }
                     // A handoff NIC's processor forwards the host's frames; its own go out.
-                    let host = match self.handoff {
-                        Some(_) => self.fw_tx_dma_done(eng, wire, frames),
-                        None => {
-                            for f in frames {
-                                self.send_frame(eng, wire, d, f);
-                            }
-                            true
+                    let host = if self.devs[d].handoff.is_some() {
+                        self.fw_tx_dma_done(eng, wire, d, frames, tag)
+                    } else {
+                        for f in frames {
+                            self.send_frame(eng, wire, d, f);
                         }
+                        true
                     };
                     if host {
                         let decision = self.devs[d].nic.tx_sent(eng.now(), n);
@@ -191,15 +187,15 @@ impl Node {
                         eng.at(at, Ev::TxFifo { node: self.id, dev });
                     }
                 }
-                Chan::Rx => self.rx_dma_done(eng, d, frames),
+                Chan::Rx => self.rx_dma_done(eng, d, frames, tag),
             }
         }
         self.dma_next(eng, d, ch);
     }
 
-    pub(crate) fn rx_dma_done(&mut self, eng: &mut Engine<Ev>, d: DevId, frames: Vec<Frame>) {
-        if self.handoff.is_some() {
-            self.fw_rx_dma_done(eng.now());
+    fn rx_dma_done(&mut self, eng: &mut Engine<Ev>, d: DevId, frames: Vec<Frame>, tag: DmaTag) {
+        if self.devs[d].handoff.is_some() {
+            self.fw_rx_dma_done(eng.now(), tag);
         }
         if self.mem.detailed.is_some() {
             for f in &frames {
@@ -312,13 +308,13 @@ impl Node {
     /// A frame's last bit reached device `d`'s MAC.
     pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, f: Frame) {
         self.stats.wire_arrived_bytes += wire_bytes(f.hdr.ip_bytes());
-        if self.handoff.is_some() {
-            self.fw_arrive(eng, wire, f);
+        if self.devs[d].handoff.is_some() {
+            self.fw_arrive(eng, wire, d, f);
             return;
         }
         match self.roles.receive {
             Receive::NapiPoll | Receive::NetifRx => {
-                self.dma_to_host_ring(eng, d, f);
+                self.dma_to_host_ring(eng, d, f, eng.now());
             }
             Receive::RingAccumulate => {
                 if self.roles.acks == Acks::NicLocal && f.hdr.pure_ack {
@@ -362,18 +358,24 @@ impl Node {
 
     /// Frame `f` into a free buffer of device `d`'s host ring by DMA, or dropped and counted
     /// when none is posted; true if taken.
-    pub(crate) fn dma_to_host_ring(&mut self, eng: &mut Engine<Ev>, d: DevId, f: Frame) -> bool {
+    pub(crate) fn dma_to_host_ring(
+        &mut self,
+        eng: &mut Engine<Ev>,
+        d: DevId,
+        f: Frame,
+        seen: Time,
+    ) {
         if !self.devs[d].nic.accept_rx(&f) {
             self.stats.count_drop(&f.hdr);
-            return false;
+            return;
         }
         let bytes = f.hdr.ip_bytes()
             + ETH_HEADER_BYTES
             + self.cfg.nic.descriptor_bytes
             + self.cfg.nic.status_block_bytes;
-        self.devs[d].dma.request(Chan::Rx, vec![f], bytes);
+        let tag = DmaTag::Driver(seen);
+        self.devs[d].dma.request(Chan::Rx, vec![f], bytes, tag);
         self.dma_next(eng, d, Chan::Rx);
-        true
     }
 
     pub fn on_acc_idle(&mut self, eng: &mut Engine<Ev>, d: DevId, at: Time) {
@@ -393,7 +395,8 @@ impl Node {
             .map(|f| f.hdr.ip_bytes() + ETH_HEADER_BYTES + self.cfg.nic.descriptor_bytes)
             .sum::<u64>()
             + self.cfg.nic.status_block_bytes;
-        self.devs[d].dma.request(Chan::Rx, frames, bytes);
+        let tag = DmaTag::Driver(eng.now());
+        self.devs[d].dma.request(Chan::Rx, frames, bytes, tag);
         self.dma_next(eng, d, Chan::Rx);
     }
 }

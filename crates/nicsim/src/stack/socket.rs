@@ -254,7 +254,7 @@ impl Node {
         if segs.is_empty() {
             return;
         }
-        if self.handoff.is_some() {
+        if self.fw().is_some() {
             let c = self
                 .conn_of(segs[0].flow)
                 .expect("output of an open connection");

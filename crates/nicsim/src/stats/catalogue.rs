@@ -220,7 +220,7 @@ pub const LOCK_COUNTERS: &[Counter] = lock_counters![
 
 /// A handoff-NIC counter (zero on a node without one).
 fn handoff(n: &Node, f: fn(&HandoffStats) -> u64) -> f64 {
-    n.handoff.as_ref().map_or(0.0, |h| f(&h.stats) as f64)
+    n.handoff_nic().map_or(0.0, |h| f(&h.stats) as f64)
 }
 
 /// The connection-handoff NIC, per node that has one (handoff.md §11).

@@ -37,7 +37,10 @@ impl Node {
                 .chain(&d.nic.acc)
                 .chain(&d.delivered)
         });
-        let fw = self.handoff.iter().flat_map(|h| h.frames(Chan::Rx));
+        let fw = self
+            .handoff_nic()
+            .into_iter()
+            .flat_map(|h| h.frames(Chan::Rx));
         devs.chain(self.sq.iter().flat_map(|q| &q.backlog))
             .chain(in_hand)
             .chain(backlogs)
@@ -53,7 +56,11 @@ impl Node {
         self.devs
             .iter()
             .flat_map(|d| d.qdisc.iter().chain(d.dma.pending(Chan::Tx)))
-            .chain(self.handoff.iter().flat_map(|h| h.frames(Chan::Tx)))
+            .chain(
+                self.handoff_nic()
+                    .into_iter()
+                    .flat_map(|h| h.frames(Chan::Tx)),
+            )
             .filter(|f| keep(&f.hdr))
             .map(|f| f.hdr.payload_bytes())
             .sum()

@@ -33,7 +33,7 @@ fn web(max: u32, priority: NicPriority, speed: f64) -> Config {
 }
 
 fn owned_limits_hold(w: &World) {
-    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    let h = w.nodes[w.server()].handoff_nic().unwrap();
     assert!(h.stats.max_owned <= h.lc.hard_limit);
     assert!(h.lc.soft_limit <= h.lc.hard_limit);
 }
@@ -43,7 +43,7 @@ fn the_nic_never_owns_more_than_the_hard_limit_and_every_connection_conserves_it
     let (w, v) = drive(&web(4, NicPriority::HostFirst, 0.25));
     assert!(v["web"]["requests_per_s"].as_f64().unwrap() > 0.0);
     let server = w.server();
-    let h = w.nodes[server].handoff.as_ref().unwrap();
+    let h = w.nodes[server].handoff_nic().unwrap();
     assert!(
         h.stats.handoffs > 4,
         "connections come and go: {:?}",
@@ -69,12 +69,12 @@ fn the_nic_never_owns_more_than_the_hard_limit_and_every_connection_conserves_it
 fn host_first_never_starts_owned_work_while_a_host_packet_waits_and_fcfs_does() {
     // A slow NIC processor, so its queues hold both classes at once.
     let (w, _) = drive(&web(64, NicPriority::HostFirst, 0.05));
-    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    let h = w.nodes[w.server()].handoff_nic().unwrap();
     assert!(h.stats.handoffs > 0 && h.stats.rx_frames[0] > 0);
     assert_eq!(h.stats.nic_past_host, 0);
     owned_limits_hold(&w);
     let (w, _) = drive(&web(64, NicPriority::Fcfs, 0.05));
-    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    let h = w.nodes[w.server()].handoff_nic().unwrap();
     assert!(h.stats.nic_past_host > 0, "FCFS serves in arrival order");
 }
 
@@ -86,7 +86,7 @@ fn a_handoff_nic_that_owns_nothing_serves_as_a_plain_nic_would() {
         c
     });
     let (w, none) = drive(&web(0, NicPriority::HostFirst, 0.25));
-    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    let h = w.nodes[w.server()].handoff_nic().unwrap();
     assert_eq!(h.stats.attempts, 0);
     assert!(h.stats.rx_frames[0] > 0, "every frame was forwarded");
     let rate = |v: &Value| v["web"]["requests_per_s"].as_f64().unwrap();
@@ -106,7 +106,7 @@ fn restore_excess_gives_connections_back_until_the_nic_is_within_its_soft_limit(
     c.handoff.on_excess = OnExcess::RestoreExcess;
     let (w, _) = drive(&c);
     let server = w.server();
-    let h = w.nodes[server].handoff.as_ref().unwrap();
+    let h = w.nodes[server].handoff_nic().unwrap();
     assert!(h.lc.decreases > 0, "the queue passed its high watermark");
     assert!(h.stats.restores > 0, "{:?}", h.stats);
     owned_limits_hold(&w);
@@ -120,7 +120,7 @@ fn restore_excess_gives_connections_back_until_the_nic_is_within_its_soft_limit(
     // Without restores the same run only refuses.
     c.handoff.on_excess = OnExcess::RefuseNew;
     let (w, _) = drive(&c);
-    assert_eq!(w.nodes[server].handoff.as_ref().unwrap().stats.restores, 0);
+    assert_eq!(w.nodes[server].handoff_nic().unwrap().stats.restores, 0);
 }
 
 #[test]
@@ -128,10 +128,10 @@ fn with_time_wait_on_the_nic_slots_are_held_until_time_wait_ends() {
     let mut c = web(1024, NicPriority::HostFirst, 0.25);
     c.workload.web.keep_alive = false;
     let (w, _) = drive(&c);
-    let handed_back = w.nodes[w.server()].handoff.as_ref().unwrap().owned;
+    let handed_back = w.nodes[w.server()].handoff_nic().unwrap().owned;
     c.handoff.time_wait_on_nic = true;
     let (w, _) = drive(&c);
-    let h = w.nodes[w.server()].handoff.as_ref().unwrap();
+    let h = w.nodes[w.server()].handoff_nic().unwrap();
     // HTTP/1.0: the server closes first, so its connections sit in TIME_WAIT on the NIC.
     let in_time_wait = w.nodes[w.server()]
         .conns
