@@ -72,8 +72,6 @@ INDIRECT = {
     "workload.netperf.udp_flood_flows": ({"workload.kind": "netperf"}, 2, "workload.netperf.udp_flood_flows", 2),
     # Only netperf's TCP tests run over loopback.
     "topology.loopback": ({"workload.kind": "netperf"}, True, "topology.loopback", True),
-    "tx.model": ({"nic_cpu.present": True, "placement.preset": "offload"}, "toe", "placements.1.tx_output", "protocol"),
-    "onload.per_packet_irq": ({**TWO, "placement.preset": "onload"}, True, "placements.1.per_packet_irq", True),
     # An organisation's name brings its file's settings; org.ilp its fused copy's costs.
     "org.name": ({}, "bsd", "org.buffers", "bsd_mbuf"),
     "org.ilp": ({"org.name": "bsd"}, True, "costs.tx_copy.ipc", 0.453),

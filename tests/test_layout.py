@@ -5,7 +5,15 @@ import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "crates" / "nicsim" / "src"
+DESIGN = Path(__file__).resolve().parents[1] / "docs" / "design.md"
 MAX_LINES = 520
+MAX_FN_LINES = 120
+# The core's layers, bottom up (docs/design.md, "Layers"): a module may import from its own
+# layer and those below. The sans-IO TCP endpoint is a layer of its own under the kernel code.
+LAYERS = [
+    {"units"}, {"config"}, {"engine"}, {"hw", "stack::tcp"}, {"placement"}, {"derived", "validate"},
+    {"node"}, {"os"}, {"stack"}, {"handoff"}, {"system"}, {"stats"}, {"report"}, {"workload"}, {"api", "lib"},
+]
 
 
 def module_of(path: Path) -> str:
@@ -87,3 +95,71 @@ def test_tcp_is_sans_io():
 
 def test_wiring_does_not_reach_into_workloads_or_reports():
     assert not {d for d in dependencies()["system"] if d.startswith(("workload", "report"))}
+
+
+def layer_of(mod: str) -> str:
+    """A module's unit in the layering: its top-level module, or `stack::tcp`."""
+    return "stack::tcp" if mod.startswith("stack::tcp") else (mod.split("::")[0] or "lib")
+
+
+def upward_arrows(deps: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """(from, to) for every import from a lower layer into a higher one."""
+    rank = {u: i for i, layer in enumerate(LAYERS) for u in layer}
+    out = set()
+    for mod, ds in deps.items():
+        a = layer_of(mod) if mod else "lib"
+        for d in ds:
+            b = layer_of(d)
+            if a != b and rank[b] > rank[a]:
+                out.add((a, b))
+    return out
+
+
+def documented_arrows() -> set[tuple[str, str]]:
+    """The arrows docs/design.md's "Layers" section names and justifies: rows `a` → `b`."""
+    text = DESIGN.read_text().split("## Layers", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([a-z_:]+)` → `([a-z_:]+)` \|", text, re.M))
+
+
+def long_functions(src_dir: Path = SRC) -> dict[str, int]:
+    """`file:function` → lines, for every function of the core longer than MAX_FN_LINES."""
+    out = {}
+    for p in src_dir.rglob("*.rs"):
+        lines = p.read_text().splitlines()
+        for i, line in enumerate(lines):
+            m = re.match(r"^(\s*)(pub(\([^)]*\))?\s+)?(const\s+)?fn\s+(\w+)", line)
+            if not m or line.rstrip().endswith(";"):
+                continue
+            indent = m.group(1)
+            end = next((j for j in range(i + 1, len(lines)) if lines[j] == indent + "}"), i)
+            if end - i + 1 > MAX_FN_LINES:
+                out[f"{p.relative_to(src_dir)}:{m.group(5)}"] = end - i + 1
+    return out
+
+
+def test_every_module_has_a_layer():
+    rank = {u for layer in LAYERS for u in layer}
+    assert {layer_of(m) if m else "lib" for m in dependencies()} <= rank
+
+
+def test_no_import_runs_up_the_layers_unless_design_md_justifies_it():
+    documented = documented_arrows()
+    assert len(documented) <= 5, f"at most five justified arrows: {sorted(documented)}"
+    actual = upward_arrows(dependencies())
+    assert actual <= documented, f"justify in docs/design.md (Layers) or remove: {sorted(actual - documented)}"
+    assert documented <= actual, f"design.md justifies arrows the code no longer has: {sorted(documented - actual)}"
+
+
+def test_the_layer_check_sees_an_arrow_up():
+    assert upward_arrows({"hw::nic": {"stack::socket"}, "stack::socket": {"hw::nic"}}) == {("hw", "stack")}
+    assert upward_arrows({"derived": {"stack::tcp"}}) == set(), "the TCP endpoint sits below derived"
+
+
+def test_no_function_in_the_core_is_over_120_lines():
+    assert not long_functions(), f"split these into named steps: {long_functions()}"
+
+
+def test_the_function_check_sees_a_long_function(tmp_path):
+    body = "\n".join(f"    let x{i} = {i};" for i in range(MAX_FN_LINES))
+    (tmp_path / "long.rs").write_text(f"pub fn long() {{\n{body}\n}}\n\nfn short() {{\n}}\n")
+    assert long_functions(tmp_path) == {"long.rs:long": MAX_FN_LINES + 2}

@@ -6,7 +6,7 @@ from nicsim.api import results_only
 
 import pytest
 
-from nicsim import api, resolve
+from nicsim import api, physics, resolve
 
 SHORT = {"workload.netpipe.target_ps": "20 ms"}
 PRESETS = ["ortiz2008-base", "ortiz2008-offload", "ortiz2008-onload", "ortiz2008-hybrid"]
@@ -102,11 +102,13 @@ def test_toe_transmit_model_moves_send_side_protocol_work_to_the_nic():
     linux = procs(api.run("ortiz2008-offload", sets))
     toe_out = api.run("ortiz2008-offload", {**sets, "tx.model": "toe"})
     toe = procs(toe_out)
-    assert toe_out["config"]["placements"][0]["tx_output"] == "protocol"
+    # Who runs output is the core's decision, asked of it (docs/output.md, derived roles).
+    assert physics.derived(resolve("ortiz2008-offload", {"tx.model": "toe"}))["roles"][0]["tx_output"] == "protocol"
+    assert physics.derived(resolve("ortiz2008-offload", {}))["roles"][0]["tx_output"] == "thread"
     assert linux["node0.cpu0"]["busy"]["tcpip"] > 0 and toe["node0.cpu0"]["busy"]["tcpip"] == 0
     assert toe["node0.nic_cpu"]["busy"]["tcpip"] > linux["node0.nic_cpu"]["busy"]["tcpip"]
     # Where the protocol stays on a host CPU, tx.model = toe changes nothing.
-    assert resolve("ortiz2008-onload", {"tx.model": "toe"}).core["placements"][1]["tx_output"] == "thread"
+    assert physics.derived(resolve("ortiz2008-onload", {"tx.model": "toe"}))["roles"][1]["tx_output"] == "thread"
 
 
 def test_onload_per_packet_interrupts_switch():
@@ -115,7 +117,10 @@ def test_onload_per_packet_interrupts_switch():
     napi = procs(api.run("ortiz2008-onload", sets))["node1.cpu1"]["nic_irq_per_s"]
     per_packet = procs(api.run("ortiz2008-onload", {**sets, "onload.per_packet_irq": "true"}))["node1.cpu1"]["nic_irq_per_s"]
     assert per_packet > napi
-    assert resolve("ortiz2008-base", {"onload.per_packet_irq": "true"}).core["placements"][1]["per_packet_irq"] is False
+    roles = physics.derived(resolve("ortiz2008-onload", {"onload.per_packet_irq": "true"}))["roles"][1]
+    assert roles == {**roles, "napi": False, "receive": "netif_rx"}
+    # The base placement runs the protocol beside its thread: the onload key does not apply.
+    assert physics.derived(resolve("ortiz2008-base", {"onload.per_packet_irq": "true"}))["roles"][1]["napi"] is True
 
 
 def test_background_cross_calls_reach_host_cpus_only_and_cost_time():

@@ -20,7 +20,6 @@ from .placements import PLACEMENTS
 
 PRESET_DIR = "presets"
 # Global keys that become fields of each node's placement table.
-PLACEMENT_SWITCHES = ("tx.model", "onload.per_packet_irq")
 PROFILE_DIR = "profiles"
 COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes", "code_bytes", "locks", "ipc")
 # Fields a profile may leave out, with the value an absent one means.
@@ -325,11 +324,9 @@ def placement_table(v: dict, preset: str, overrides: bool) -> dict[str, str]:
             if v[f"placement.{f}"]:
                 t[f] = v[f"placement.{f}"]
     t["irq_target"] = t["driver"]
-    t["per_packet_irq"] = preset == "onload" and v["onload.per_packet_irq"]
-    # A TOE takes over send-initiated output only where the protocol runs on the NIC.
-    # CPU-NET's test E queues process-context sends to it (its row says so).
-    toe = v["tx.model"] == "toe" and t["protocol"] == "nic_cpu"
-    t["tx_output"] = "protocol" if toe or t.get("tx_output") == "protocol" else "thread"
+    # The row's own output rule (CPU-NET's test E queues process-context sends to its CPU);
+    # the core decides with tx.model and the organisation who runs output in the end.
+    t.setdefault("tx_output", "thread")
     t["name"] = preset if not any(v[f"placement.{f}"] for f in ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")) or not overrides else f"{preset}+custom"
     return t
 
@@ -366,12 +363,15 @@ def _check(v: dict) -> None:
     if v["workload.netpipe.max_bytes"] < v["workload.netpipe.start_bytes"]:
         raise ConfigError("workload.netpipe.max_bytes must be at least workload.netpipe.start_bytes")
     if v["workload.kind"] == "packet_gen":
-        wire_bits = (max(v["workload.packet_gen.frame_bytes"], 64) + 20) * 8
+        framing = _framing(v)
+        frame_bytes = v["workload.packet_gen.frame_bytes"]
+        wire_bits = (max(frame_bytes, framing["min_frame_bytes"]) + framing["wire_overhead_bytes"]) * 8
         line_pps = v["link.rate_bps"] / wire_bits
         if v["workload.packet_gen.rate_pps"] > line_pps:
-            raise ConfigError(f"workload.packet_gen.rate_pps: {v['workload.packet_gen.rate_pps']:g} frames/s exceeds the link's {line_pps:,.0f} frames/s for {v['workload.packet_gen.frame_bytes']}-byte frames")
-        if v["workload.packet_gen.frame_bytes"] > v["nic.mtu_bytes"] + 18:
-            raise ConfigError("workload.packet_gen.frame_bytes exceeds the MTU plus the 18-byte Ethernet header and FCS")
+            raise ConfigError(f"workload.packet_gen.rate_pps: {v['workload.packet_gen.rate_pps']:g} frames/s exceeds the link's {line_pps:,.0f} frames/s for {frame_bytes}-byte frames")
+        if frame_bytes > framing["max_frame_bytes"]:
+            raise ConfigError(f"workload.packet_gen.frame_bytes = {frame_bytes}: exceeds a full frame at nic.mtu_bytes = {v['nic.mtu_bytes']} "
+                              f"({framing['max_frame_bytes']} bytes with the Ethernet header and FCS)")
     if v["workload.kind"] == "netperf" and v["workload.netperf.start_spread_ps"] > v["workload.netperf.warmup_ps"]:
         raise ConfigError("workload.netperf.start_spread_ps must not exceed workload.netperf.warmup_ps: every connection starts before the window")
     if v["io.dma_chunk_bytes"] > v["nic.memory_bytes"]:
@@ -385,7 +385,12 @@ def _trace(v: dict) -> tuple[list[int], list[int]]:
         return [], []
     from .trace import load_trace
 
-    return load_trace(path, v["nic.mtu_bytes"] + 18, v["link.rate_bps"])
+    return load_trace(path, _framing(v), v["link.rate_bps"])
+
+
+def _framing(v: dict) -> dict:
+    """The core's Ethernet framing at this MTU (frame bounds and the wire's per-frame extra)."""
+    return physics.defaults(v["nic.mtu_bytes"], v["tcp.timestamps"], v["link.rate_bps"])
 
 
 def _web_trace(v: dict) -> tuple[list[list[int]], list[int]]:
@@ -402,7 +407,7 @@ def build_core(v: dict, costs: dict) -> dict:
     """The nested document the Rust core deserialises (every field, base units)."""
     core: dict[str, Any] = {}
     for p in PARAMS:
-        if p.key.startswith(("placement.", "costs.")) or p.kind == "path" or p.key in PLACEMENT_SWITCHES + ORG_SWITCHES:
+        if p.key.startswith(("placement.", "costs.")) or p.kind == "path" or p.key in ORG_SWITCHES:
             continue
         parts = p.key.split(".")
         d = core

@@ -1,5 +1,6 @@
 """Packet traces for the generator (host-path §7.9): a CSV file with a header, one frame per
-row, `length_bytes` (Ethernet frame, 64 to MTU + 18) and either `interval_ns` (gap before the
+row, `length_bytes` (an Ethernet frame as a capture shows it: header and FCS, no preamble;
+from the minimum frame to the MTU's full frame) and either `interval_ns` (gap before the
 frame) or `time_ns` (arrival time, non-decreasing). Replayed in a loop until the window ends;
 the first frame's gap separates replays."""
 from __future__ import annotations
@@ -26,9 +27,12 @@ def _rows(key: str, p: Path, what: str) -> list[dict]:
     return rows
 
 
-def load_trace(path: str | Path, max_frame_bytes: int, link_bps: int) -> tuple[list[int], list[int]]:
-    """(gap before each frame in ps, frame lengths in bytes). A frame may not start before the
-    previous one has left the wire (frame + preamble + inter-frame gap at the link rate)."""
+def load_trace(path: str | Path, framing: dict, link_bps: int) -> tuple[list[int], list[int]]:
+    """(gap before each frame in ps, frame lengths in bytes). `framing` is the core's
+    (`physics.defaults`: `min_frame_bytes`, `max_frame_bytes`, `wire_overhead_bytes`). A frame
+    may not start before the previous one has left the wire (frame + preamble + inter-frame
+    gap at the link rate)."""
+    lo, hi, overhead = framing["min_frame_bytes"], framing["max_frame_bytes"], framing["wire_overhead_bytes"]
     p = Path(path)
     rows = _rows(KEY, p, "frames")
     cols = set(rows[0])
@@ -45,11 +49,11 @@ def load_trace(path: str | Path, max_frame_bytes: int, link_bps: int) -> tuple[l
                 gap, last = t - last, t
         except (TypeError, ValueError):
             raise ConfigError(f"{KEY}: {str(p)!r} line {i}: not a number") from None
-        if not 64 <= length <= max_frame_bytes:
-            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: length_bytes {length} outside 64..{max_frame_bytes} (MTU + 18)")
+        if not lo <= length <= hi:
+            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: length_bytes {length} outside {lo}..{hi} (a full frame at nic.mtu_bytes)")
         if gap < 0:
             raise ConfigError(f"{KEY}: {str(p)!r} line {i}: time goes backwards")
-        if lengths and gap * 1e-9 < (lengths[-1] + 20) * 8 / link_bps - 1e-15:
+        if lengths and gap * 1e-9 < (lengths[-1] + overhead) * 8 / link_bps - 1e-15:
             raise ConfigError(f"{KEY}: {str(p)!r} line {i}: {gap:g} ns after a {lengths[-1]}-byte frame is faster than the {link_bps / 1e9:g} Gbps link")
         gaps.append(round(gap * 1000))
         lengths.append(length)

@@ -12,12 +12,15 @@
 //! - `hardware_latencies(&Config, payload)`: the fixed, uncontended latencies of one frame's
 //!   path from node0 to node1 (DMA read, wire, propagation, DMA write, interrupt delivery).
 
-use crate::config::{Config, IrqPath, ProcName};
+use crate::config::{Config, IrqPath, ProcName, TxOutput};
 use crate::hw::bus::{IoBus, NorthBridge};
 use crate::hw::dma::{Chan, DmaEngine, DmaTag};
-use crate::hw::link::{wire_bytes, ETH_HEADER_BYTES, FRAMING_BYTES, MIN_PAYLOAD_BYTES};
+use crate::hw::link::{
+    wire_bytes, ETH_HEADER_BYTES, FCS_BYTES, FRAMING_BYTES, MIN_FRAME_BYTES, MIN_PAYLOAD_BYTES,
+    PREAMBLE_GAP_BYTES,
+};
 use crate::hw::memory::MemoryModel;
-use crate::placement::processors;
+use crate::placement::{processors, Policies, Receive, Roles};
 use crate::stack::tcp;
 use crate::units::{BitRate, Time};
 use serde::Serialize;
@@ -35,6 +38,12 @@ pub struct Defaults {
     /// Serialisation time of that frame at the link rate, rounded up to the picosecond
     /// (fills `nic.ring_flush_idle_ps = 0`).
     pub max_frame_wire_ps: u64,
+    /// A frame as a capture counts it (header, payload, FCS; no preamble): the shortest, and
+    /// the longest at this MTU.
+    pub min_frame_bytes: u64,
+    pub max_frame_bytes: u64,
+    /// What the wire adds to each such frame (preamble, SFD, inter-frame gap).
+    pub wire_overhead_bytes: u64,
 }
 
 pub fn defaults(mtu_bytes: u64, timestamps: bool, link_rate: BitRate) -> Defaults {
@@ -45,6 +54,9 @@ pub fn defaults(mtu_bytes: u64, timestamps: bool, link_rate: BitRate) -> Default
         initial_window_segments: tcp::rfc3390_initial_window_segments(mss),
         max_frame_wire_bytes: wire,
         max_frame_wire_ps: link_rate.time_to_send(wire).ps(),
+        min_frame_bytes: MIN_FRAME_BYTES,
+        max_frame_bytes: mtu_bytes + ETH_HEADER_BYTES + FCS_BYTES,
+        wire_overhead_bytes: PREAMBLE_GAP_BYTES,
     }
 }
 
@@ -88,6 +100,38 @@ pub struct Derived {
     pub ipi_latency_ps: u64,
     /// Every processor of a node, by name (`cpu0`, `cpu1`, `nic_cpu`), as the node builds it.
     pub processors: BTreeMap<&'static str, ProcessorDerived>,
+    /// Each node's placement as the core resolves it (clients first, then the server).
+    pub roles: Vec<RolesReport>,
+}
+
+/// The policies a node's placement resolves to (`placement::Roles`): decided once, in the
+/// core, and reported so that nothing else re-decides them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RolesReport {
+    pub placement: String,
+    /// Who runs send-initiated output: `thread` (Linux) or `protocol` (the protocol
+    /// processor: a TOE, CPU-NET test E, Classic Streams).
+    pub tx_output: TxOutput,
+    /// How received frames reach the protocol: `napi_poll`, `netif_rx` or `ring_accumulate`.
+    pub receive: &'static str,
+    /// Whether the host ring is polled with device interrupts masked (NAPI).
+    pub napi: bool,
+}
+
+fn roles_report(cfg: &Config) -> Vec<RolesReport> {
+    let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
+    cfg.placements
+        .iter()
+        .filter_map(|p| {
+            let r = Roles::resolve(p, &ids, Policies::of(cfg)).ok()?;
+            Some(RolesReport {
+                placement: p.name.clone(),
+                tx_output: r.tx_output,
+                receive: r.receive.as_str(),
+                napi: r.receive == Receive::NapiPoll,
+            })
+        })
+        .collect()
 }
 
 /// The host CPUs' memory model as the node builds it: a pure connector (0 cycles, nothing
@@ -190,6 +234,7 @@ pub fn derived(cfg: &Config) -> Derived {
             .into_iter()
             .map(|p| (p.as_str(), processor(cfg, p)))
             .collect(),
+        roles: roles_report(cfg),
     }
 }
 

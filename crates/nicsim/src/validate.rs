@@ -140,3 +140,73 @@ pub fn handoff_nics(devices: usize) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The NIC memory holds every connection the handoff firmware may own.
+pub fn handoff_memory(cfg: &Config) -> Result<(), String> {
+    let h = &cfg.handoff;
+    let by_memory =
+        cfg.nic.memory_bytes.saturating_sub(h.nic_reserved_bytes) / h.nic_conn_state_bytes.max(1);
+    if h.max_connections as u64 > by_memory {
+        return Err(format!(
+            "handoff.max_connections = {}: NIC memory holds at most {by_memory} connections ((nic.memory_bytes - handoff.nic_reserved_bytes) / handoff.nic_conn_state_bytes)",
+            h.max_connections
+        ));
+    }
+    Ok(())
+}
+
+/// Load control's watermarks, as given or derived: the low one below the high one.
+pub fn handoff_watermarks(lowat: u32, hiwat: u32) -> Result<(), String> {
+    if lowat >= hiwat {
+        return Err(format!(
+            "handoff.lowat_packets = {lowat}: must be below handoff.hiwat_packets = {hiwat}"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Config {
+        crate::parse_config(include_str!("../tests/fixtures/base-short.json")).unwrap()
+    }
+
+    #[test]
+    fn each_check_names_the_key_and_its_value_first() {
+        let mut c = base();
+        assert_eq!(topology(&c), Ok(()));
+        c.topology.clients = 2;
+        let e = topology(&c).unwrap_err();
+        assert!(e.starts_with("placements = 2 given"), "{e}");
+        c = base();
+        c.switch.present = true;
+        c.switch.buffer_bytes = 100;
+        let e = topology(&c).unwrap_err();
+        assert!(e.starts_with("switch.buffer_bytes = 100:"), "{e}");
+        c = base();
+        c.cpu.count = 0;
+        assert!(host_cpus(&c).unwrap_err().starts_with("cpu.count = 0:"));
+        assert!(link(40, false, 1)
+            .unwrap_err()
+            .starts_with("nic.mtu_bytes = 40:"));
+        assert!(handoff_watermarks(4, 4)
+            .unwrap_err()
+            .starts_with("handoff.lowat_packets = 4:"));
+        assert!(handoff_nics(2).is_err() && handoff_nics(1).is_ok());
+    }
+
+    #[test]
+    fn a_steered_device_must_name_a_host_cpu() {
+        let mut c = base();
+        c.topology.server_nic_cpus = vec![crate::config::ProcName::Cpu(3)];
+        let e = server_nic_cpus(&c).unwrap_err();
+        assert!(
+            e.contains("steered to cpu3") && e.contains("it has cpu0"),
+            "{e}"
+        );
+        c.topology.server_nic_cpus = vec![crate::config::ProcName::Cpu(0)];
+        assert_eq!(server_nic_cpus(&c), Ok(vec![0]));
+    }
+}

@@ -15,7 +15,7 @@ pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 pub use org::{Buffers, Org, Wakeup};
-pub use placement::{IrqPath, Placement, ProcName, RxMode, TxOutput, MAX_HOST_CPUS};
+pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX_HOST_CPUS};
 pub use workload::{
     ClientThreads, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen, ServerThreads,
     TrialAggregate, Web, WebMix, Workload, WorkloadKind,
@@ -46,6 +46,7 @@ pub struct Config {
     pub smp: Smp,
     pub rx: RxPath,
     pub tx: TxQueue,
+    pub onload: Onload,
     pub org: Org,
     /// One resolved placement per node: the clients first (they send in streaming runs),
     /// then the server.
@@ -359,6 +360,17 @@ pub struct TxQueue {
     /// in it) rather than dropping what it sends; without it a UDP datagram is not charged
     /// to its socket, so its sender never sleeps.
     pub local_flow_control: bool,
+    /// Who runs send-initiated output where the protocol runs on the NIC processor.
+    pub model: TxModel,
+}
+
+/// The onload NIC's notification (host-path Q13).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Onload {
+    /// One interrupt per received packet, no NAPI, on a node whose protocol runs on a host
+    /// CPU of its own (the literal reading of the onload NIC).
+    pub per_packet_irq: bool,
 }
 
 /// The dedicated network CPU (CPU-NET, stacks.md §A.8), where a placement polls.

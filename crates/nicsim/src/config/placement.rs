@@ -100,11 +100,21 @@ pub struct Placement {
     pub irq_target: ProcName,
     pub irq_path: IrqPath,
     pub rx_mode: RxMode,
-    /// Who runs send-initiated `tx.tcp`/`tx.ip`/`tx.dev` and the reader's window updates.
+    /// Who runs send-initiated `tx.tcp`/`tx.ip`/`tx.dev` and the reader's window updates, as
+    /// the placement's row says (CPU-NET test E queues sends to its CPU); `tx.model` and the
+    /// organisation may hand it to the protocol processor too (`placement::Roles`).
     pub tx_output: TxOutput,
-    /// One interrupt per received packet on this node, whatever `nic.rx_notify` says
-    /// (the literal reading of the onload NIC, host-path Q13).
-    pub per_packet_irq: bool,
+}
+
+/// The transmit model (`tx.model`, host-path §5.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxModel {
+    /// Send-initiated output on the sending thread.
+    Linux,
+    /// Send-initiated output on the NIC processor after a doorbell, where the protocol runs
+    /// there.
+    Toe,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,6 +17,7 @@ use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
 use crate::stack::Frame;
 use crate::units::{Duration, Time};
+use crate::validate;
 use load_control::{LoadControl, LoadState};
 use lookup::Lookup;
 use queues::{Class, Queues};
@@ -110,15 +111,7 @@ pub fn derived_hiwat(target: Duration, rate_ips: f64, instructions_per_segment: 
 impl HandoffNic {
     pub fn new(cfg: &Config, nic_rate_ips: f64) -> Result<Self, String> {
         let h = &cfg.handoff;
-        let by_memory = cfg.nic.memory_bytes.saturating_sub(h.nic_reserved_bytes)
-            / h.nic_conn_state_bytes.max(1);
-        if h.max_connections as u64 > by_memory {
-            return Err(format!(
-                "handoff.max_connections = {}: NIC memory holds at most {by_memory} connections \
-                 ((nic.memory_bytes - handoff.nic_reserved_bytes) / handoff.nic_conn_state_bytes)",
-                h.max_connections
-            ));
-        }
+        validate::handoff_memory(cfg)?;
         let c = &cfg.costs;
         let instructions_per_segment = c.nic_lookup.i_pkt + c.rx_ip.i_pkt + c.rx_tcp.i_pkt;
         let hiwat = match h.hiwat_packets {
@@ -129,11 +122,7 @@ impl HandoffNic {
             0 => hiwat / 4,
             n => n,
         };
-        if lowat >= hiwat {
-            return Err(format!(
-                "handoff.lowat_packets = {lowat}: must be below handoff.hiwat_packets = {hiwat}"
-            ));
-        }
+        validate::handoff_watermarks(lowat, hiwat)?;
         Ok(HandoffNic {
             queues: Queues::new(h.priority, h.queue_packets),
             qlen: 0,

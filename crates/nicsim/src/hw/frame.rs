@@ -7,6 +7,9 @@ pub type FlowId = u16;
 /// A node's address on the fabric (its MAC, in effect); up to 255 nodes.
 pub type NodeAddr = u8;
 
+/// A network device's index in its node's table (a NIC, or one receive queue of it with RSS).
+pub type DevId = usize;
+
 /// The part of a frame the hardware may look at. Sizes are kept in 32 bits (a datagram is
 /// at most 4 GiB) so that a frame with a TCP segment stays at 48 bytes: frames are copied
 /// through every queue on the path.

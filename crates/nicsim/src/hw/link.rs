@@ -7,11 +7,15 @@ use crate::units::{BitRate, Duration, Time};
 pub const ETH_HEADER_BYTES: u64 = 14;
 /// Frame check sequence: stored with a frame in NIC memory, not moved by the DMA.
 pub const FCS_BYTES: u64 = 4;
-/// Ethernet header + FCS + preamble and SFD (8) + inter-frame gap (12): a frame's wire cost
-/// beyond its IP datagram.
-pub const FRAMING_BYTES: u64 = ETH_HEADER_BYTES + FCS_BYTES + 8 + 12;
+/// Preamble and SFD (8) and the inter-frame gap (12): what the wire carries beyond a frame.
+pub const PREAMBLE_GAP_BYTES: u64 = 8 + 12;
+/// Ethernet header + FCS + preamble, SFD and inter-frame gap: a frame's wire cost beyond its
+/// IP datagram.
+pub const FRAMING_BYTES: u64 = ETH_HEADER_BYTES + FCS_BYTES + PREAMBLE_GAP_BYTES;
 /// Minimum Ethernet payload; shorter payloads are padded.
 pub const MIN_PAYLOAD_BYTES: u64 = 46;
+/// The shortest frame (header, padded payload, FCS), as a capture counts it: 64 bytes.
+pub const MIN_FRAME_BYTES: u64 = ETH_HEADER_BYTES + MIN_PAYLOAD_BYTES + FCS_BYTES;
 
 /// Bytes a frame with `ip_bytes` of IP datagram occupies on the wire.
 pub fn wire_bytes(ip_bytes: u64) -> u64 {

@@ -13,9 +13,7 @@ pub mod events;
 pub mod netdev;
 pub mod stats;
 
-use crate::config::{
-    Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost, TxOutput,
-};
+use crate::config::{Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost};
 use crate::derived;
 use crate::handoff::HandoffNic;
 use crate::hw::apic::Apic;
@@ -28,7 +26,7 @@ use crate::hw::memory::{Detailed, MemPath, MemoryHierarchy};
 use crate::hw::nic::{Nic, NicParams};
 use crate::os::lock::SpinLock;
 use crate::os::thread::{RunQueue, Thread};
-use crate::placement::{processors, Receive, Roles};
+use crate::placement::{processors, Policies, Receive, Roles};
 use crate::stack::conn::{Conn, ConnId, Listener};
 use crate::stack::softirq::Softirq;
 use crate::stack::udp::UdpSock;
@@ -137,18 +135,7 @@ impl Node {
             .get(id as usize)
             .ok_or_else(|| format!("placements: node{id} has no placement"))?;
         let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
-        let mut roles = Roles::resolve(
-            placement,
-            &ids,
-            cfg.nic.rx_notify,
-            cfg.offload.ack_path,
-            cfg.offload.softirq_kick,
-        )?;
-        if cfg.org.tx_service {
-            // Classic Streams: the call queues its data (putq) and a service routine sends it
-            // from the software interrupt.
-            roles.tx_output = TxOutput::Protocol;
-        }
+        let roles = Roles::resolve(placement, &ids, Policies::of(cfg))?;
         let procs: Vec<Processor> = ids.iter().map(|&p| processor(cfg, p)).collect();
         let mem = memory(cfg, &ids)?;
         let mut devs = net_devices(cfg, &roles, devs);

@@ -14,8 +14,7 @@ use crate::stack::{Frame, Payload};
 use crate::units::{Duration, Time};
 use std::collections::VecDeque;
 
-/// Index of a device in its node's table.
-pub type DevId = usize;
+pub use crate::hw::frame::DevId;
 
 pub struct NetDev {
     pub nic: Nic<Payload>,

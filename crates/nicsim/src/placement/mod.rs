@@ -5,7 +5,8 @@
 //! processor's name; `Roles` is all the node consults.
 
 use crate::config::{
-    AckPath, IrqPath, Placement, ProcName, RxMode, RxNotify, SoftirqKick, TxOutput, MAX_HOST_CPUS,
+    AckPath, Config, IrqPath, Placement, ProcName, RxMode, RxNotify, SoftirqKick, TxModel,
+    TxOutput, MAX_HOST_CPUS,
 };
 
 /// How received frames travel from the NIC to the protocol's input queue.
@@ -21,6 +22,14 @@ pub enum Receive {
 }
 
 impl Receive {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Receive::NapiPoll => "napi_poll",
+            Receive::NetifRx => "netif_rx",
+            Receive::RingAccumulate => "ring_accumulate",
+        }
+    }
+
     /// Frames sit in a host ring written one DMA per frame (not in NIC memory).
     pub fn host_ring(self) -> bool {
         self != Receive::RingAccumulate
@@ -56,6 +65,34 @@ pub struct Roles {
     pub poller: Option<usize>,
 }
 
+/// The configuration's choices that refine a placement into roles: each is decided here and
+/// nowhere else (Python asks the core, `derived::RolesReport`).
+#[derive(Clone, Copy, Debug)]
+pub struct Policies {
+    pub rx_notify: RxNotify,
+    pub ack_path: AckPath,
+    pub kick: SoftirqKick,
+    pub tx_model: TxModel,
+    /// `onload.per_packet_irq`: one interrupt per packet where the protocol has a host CPU of
+    /// its own.
+    pub onload_per_packet_irq: bool,
+    /// Classic Streams' service routine sends from the software interrupt (`org.tx_service`).
+    pub tx_service: bool,
+}
+
+impl Policies {
+    pub fn of(cfg: &Config) -> Policies {
+        Policies {
+            rx_notify: cfg.nic.rx_notify,
+            ack_path: cfg.offload.ack_path,
+            kick: cfg.offload.softirq_kick,
+            tx_model: cfg.tx.model,
+            onload_per_packet_irq: cfg.onload.per_packet_irq,
+            tx_service: cfg.org.tx_service,
+        }
+    }
+}
+
 /// Processors of a node, in index order.
 pub fn processors(host_cpus: usize, nic_cpu: bool) -> Vec<ProcName> {
     let host_cpus = host_cpus.min(MAX_HOST_CPUS);
@@ -78,23 +115,19 @@ fn index_of(procs: &[ProcName], p: ProcName, role: &str) -> Result<usize, String
 }
 
 impl Roles {
-    /// Resolves a placement on a node with `procs`; `rx_notify` and `ack_path` are the
-    /// configuration's choices that the placement's receive mode refines.
-    pub fn resolve(
-        p: &Placement,
-        procs: &[ProcName],
-        rx_notify: RxNotify,
-        ack_path: AckPath,
-        kick: SoftirqKick,
-    ) -> Result<Roles, String> {
-        // NAPI unless the placement asks for one interrupt per packet.
-        let napi = rx_notify == RxNotify::Napi && !p.per_packet_irq;
+    /// Resolves a placement on a node with `procs`, refined by the configuration's policies.
+    pub fn resolve(p: &Placement, procs: &[ProcName], pol: Policies) -> Result<Roles, String> {
+        // NAPI unless the notification is per event, or an onload NIC interrupts per packet
+        // (the protocol on a host CPU other than the communication thread's).
+        let onload = p.protocol != p.comm_thread && !p.protocol.is_nic();
+        let per_packet = pol.onload_per_packet_irq && onload && p.rx_mode == RxMode::HostRing;
+        let napi = pol.rx_notify == RxNotify::Napi && !per_packet;
         let receive = match (p.rx_mode, napi) {
             (RxMode::RingAccumulate, _) => Receive::RingAccumulate,
             (RxMode::HostRing | RxMode::Handoff, true) | (RxMode::Poll, _) => Receive::NapiPoll,
             (RxMode::HostRing | RxMode::Handoff, false) => Receive::NetifRx,
         };
-        let acks = match (receive, ack_path) {
+        let acks = match (receive, pol.ack_path) {
             (Receive::RingAccumulate, AckPath::NicLocal) => Acks::NicLocal,
             _ => Acks::Host,
         };
@@ -114,8 +147,8 @@ impl Roles {
             irq_path: p.irq_path,
             receive,
             acks,
-            tx_output: p.tx_output,
-            kick,
+            tx_output: tx_output(p, pol),
+            kick: pol.kick,
             firmware,
             poller: None,
         };
@@ -140,28 +173,52 @@ impl Roles {
     }
 }
 
+/// Who runs send-initiated output: the protocol processor where the row says so (CPU-NET
+/// test E), where a TOE runs the protocol on the NIC processor (`tx.model = toe`), or where
+/// Classic Streams' service routine sends from the software interrupt; else the sending
+/// thread, as Linux does.
+fn tx_output(p: &Placement, pol: Policies) -> TxOutput {
+    let toe = pol.tx_model == TxModel::Toe && p.protocol.is_nic();
+    if p.tx_output == TxOutput::Protocol || toe || pol.tx_service {
+        TxOutput::Protocol
+    } else {
+        TxOutput::Thread
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn placement(rx_mode: RxMode, per_packet_irq: bool) -> Placement {
+    fn placement(rx_mode: RxMode, onload: bool) -> Placement {
+        let cpu = |k| ProcName::Cpu(if onload { k } else { 0 });
         Placement {
             name: "test".into(),
-            driver: ProcName::Cpu(0),
-            protocol: ProcName::Cpu(0),
+            driver: cpu(1),
+            protocol: cpu(1),
             comm_thread: ProcName::Cpu(0),
             app: ProcName::Cpu(0),
-            irq_target: ProcName::Cpu(0),
+            irq_target: cpu(1),
             irq_path: IrqPath::Ioapic,
             rx_mode,
             tx_output: TxOutput::Thread,
-            per_packet_irq,
+        }
+    }
+
+    fn policies(rx_notify: RxNotify, ack_path: AckPath) -> Policies {
+        Policies {
+            rx_notify,
+            ack_path,
+            kick: SoftirqKick::Ipi,
+            tx_model: TxModel::Linux,
+            onload_per_packet_irq: true,
+            tx_service: false,
         }
     }
 
     fn resolve(p: &Placement, notify: RxNotify, acks: AckPath) -> Roles {
-        let procs = processors(1, true);
-        Roles::resolve(p, &procs, notify, acks, SoftirqKick::Ipi).unwrap()
+        let procs = processors(2, true);
+        Roles::resolve(p, &procs, policies(notify, acks)).unwrap()
     }
 
     #[test]
@@ -175,11 +232,17 @@ mod tests {
             resolve(&host, RxNotify::Interrupt, AckPath::ViaHostDriver).receive,
             Receive::NetifRx
         );
-        let per_packet = placement(RxMode::HostRing, true);
+        let onload = placement(RxMode::HostRing, true);
         assert_eq!(
-            resolve(&per_packet, RxNotify::Napi, AckPath::ViaHostDriver).receive,
-            Receive::NetifRx
+            resolve(&onload, RxNotify::Napi, AckPath::ViaHostDriver).receive,
+            Receive::NetifRx,
+            "onload.per_packet_irq: the onload NIC interrupts per packet"
         );
+        let mut pol = policies(RxNotify::Napi, AckPath::ViaHostDriver);
+        pol.onload_per_packet_irq = false;
+        let procs = processors(2, true);
+        let r = Roles::resolve(&onload, &procs, pol).unwrap();
+        assert_eq!(r.receive, Receive::NapiPoll, "without the key, NAPI");
         let acc = placement(RxMode::RingAccumulate, false);
         assert_eq!(
             resolve(&acc, RxNotify::Napi, AckPath::ViaHostDriver).receive,
@@ -209,17 +272,43 @@ mod tests {
     fn a_missing_processor_is_named() {
         let mut p = placement(RxMode::HostRing, false);
         p.protocol = ProcName::Cpu(1);
-        let e = Roles::resolve(
-            &p,
-            &processors(1, false),
-            RxNotify::Napi,
-            AckPath::ViaHostDriver,
-            SoftirqKick::Ipi,
-        )
-        .unwrap_err();
+        let pol = policies(RxNotify::Napi, AckPath::ViaHostDriver);
+        let e = Roles::resolve(&p, &processors(1, false), pol).unwrap_err();
         assert!(
             e.contains("placement.protocol") && e.contains("cpu1"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn output_leaves_the_thread_only_where_a_policy_says_so() {
+        let procs = processors(1, true);
+        let mut offload = placement(RxMode::RingAccumulate, false);
+        offload.protocol = ProcName::NicCpu;
+        let mut pol = policies(RxNotify::Napi, AckPath::ViaHostDriver);
+        let out = |p: &Placement, pol| Roles::resolve(p, &procs, pol).unwrap().tx_output;
+        assert_eq!(
+            out(&offload, pol),
+            TxOutput::Thread,
+            "Linux sends from the thread"
+        );
+        pol.tx_model = TxModel::Toe;
+        assert_eq!(
+            out(&offload, pol),
+            TxOutput::Protocol,
+            "a TOE on the NIC processor"
+        );
+        let base = placement(RxMode::HostRing, false);
+        assert_eq!(
+            out(&base, pol),
+            TxOutput::Thread,
+            "no TOE without the NIC processor"
+        );
+        pol.tx_service = true;
+        assert_eq!(
+            out(&base, pol),
+            TxOutput::Protocol,
+            "Streams' service routine"
         );
     }
 }

@@ -2,8 +2,7 @@
 //! timers; and a listening socket's. What the node does with them is in `socket` and
 //! `listen`.
 
-use crate::hw::frame::{FlowId, NodeAddr};
-use crate::node::netdev::DevId;
+use crate::hw::frame::{DevId, FlowId, NodeAddr};
 use crate::os::lock::SpinLock;
 use crate::stack::tcp::Tcp;
 use crate::stack::timers::TimerSet;
