@@ -230,6 +230,9 @@ pub enum BufferSemantics {
 #[serde(deny_unknown_fields)]
 pub struct Tcp {
     pub socket_buffer_bytes: u64,
+    /// Linux 2.6's prequeue (`tcp_prequeue`): while a reader waits in recv, segments queue for
+    /// it and TCP input runs in its context (`net.ipv4.tcp_low_latency = 0`).
+    pub prequeue: bool,
     pub buffer_semantics: BufferSemantics,
     pub adv_win_scale: u32,
     pub timestamps: bool,

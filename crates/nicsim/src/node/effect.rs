@@ -45,7 +45,10 @@ pub enum Effect {
     Firmware,
     /// A segment for a socket a process owns went to its backlog (softirq).
     Backlogged(Frame),
-    /// The socket's owner processed a backlogged segment at release_sock (process context).
+    /// A segment for a reader waiting in recv went to its prequeue (softirq).
+    Prequeued(Frame),
+    /// The socket's owner processed a backlogged segment at release_sock (process context),
+    /// or the reader a prequeued one.
     BacklogRx(Frame),
     /// An owned connection's NIC slot is freed (it reached TIME_WAIT or closed).
     Released(ConnId),

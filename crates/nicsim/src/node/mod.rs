@@ -82,6 +82,9 @@ pub struct Node {
     /// The configuration, shared: stage costs and the kernel's and NIC's settings.
     pub(crate) cfg: Rc<Config>,
     pub(crate) last_thread: Vec<Option<usize>>,
+    /// The task each processor's process context runs or last ran (None: the idle task), for
+    /// counting switches as Linux does (`os/sched.rs`).
+    pub(crate) current: Vec<Option<usize>>,
     /// Threads whose operation finished, for the workload to act on.
     pub done: VecDeque<usize>,
     pub stats: NodeStats,
@@ -172,6 +175,7 @@ impl Node {
             sq: vec![Softirq::default(); procs.len()],
             cfg: Rc::clone(cfg),
             last_thread: vec![None; procs.len()],
+            current: vec![None; procs.len()],
             done: VecDeque::new(),
             procs,
             stats: NodeStats::default(),

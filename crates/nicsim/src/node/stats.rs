@@ -7,6 +7,8 @@ use crate::hw::frame::FrameHeader;
 pub struct NodeStats {
     /// TCP segments the softirq put in an owned socket's backlog.
     pub socket_backlogged: u64,
+    /// TCP segments the softirq put on a waiting reader's prequeue.
+    pub prequeued: u64,
     /// Generator frames that reached the top of the receive path, and their bytes.
     pub raw_delivered: u64,
     pub raw_delivered_bytes: u64,

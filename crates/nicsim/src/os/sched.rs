@@ -41,6 +41,7 @@ impl Node {
     /// Inlined into `dispatch`, so the job it returns is not copied on the way.
     #[inline(always)]
     pub(crate) fn pick(&mut self, p: usize) -> Option<(Ctx, Job)> {
+        self.switch_away_from_sleeper(p);
         if let Some(j) = self.procs[p].hardirq_q.pop_front() {
             return Some((Ctx::HardIrq, j));
         }
@@ -65,15 +66,19 @@ impl Node {
             cursor = Some(key);
             let tid = key.2;
             // Switching threads, or resuming one that slept, costs a context switch.
-            let switch = self.last_thread[p] != Some(tid) || self.threads[tid].woken;
-            self.threads[tid].woken = false;
+            let woke = std::mem::take(&mut self.threads[tid].woken);
+            let switch = self.last_thread[p] != Some(tid) || woke;
             let job = match self.threads[tid].saved.take() {
                 Some(j) => Some(j),
                 None => self.thread_job(tid),
             };
             if let Some(mut j) = job {
+                if woke && self.current[p] == Some(tid) {
+                    // It slept and woke again before anything else ran here: idle between.
+                    self.switch_to(p, None);
+                }
+                self.switch_to(p, Some(tid));
                 if switch {
-                    self.procs[p].stats.context_switches += 1;
                     let cs = self.context_switch_piece();
                     j.add_or_merge(cs, true);
                     j.add_or_merge(self.lock_piece(&[cs]), true);
@@ -89,7 +94,7 @@ impl Node {
                     && self.last_thread[p] != Some(KSOFTIRQD)
                 {
                     // ksoftirqd is a thread: switching to it is a context switch.
-                    self.procs[p].stats.context_switches += 1;
+                    self.switch_to(p, Some(KSOFTIRQD));
                     let cs = self.context_switch_piece();
                     j.add_or_merge(cs, true);
                     j.add_or_merge(self.lock_piece(&[cs]), true);
@@ -98,7 +103,33 @@ impl Node {
                 return Some((Ctx::Softirq, j));
             }
         }
+        if self.current[p] == Some(KSOFTIRQD) {
+            // ksoftirqd found nothing more and sleeps.
+            self.switch_to(p, None);
+        }
         None
+    }
+
+    /// The scheduler switches processor `p`'s process context to `task` (None: the idle
+    /// task), counted as Linux counts `nr_switches` and sar reports cswch/s: every change of
+    /// task, to and from idle included. What a switch costs is priced apart, once per thread
+    /// that resumes (`pick`).
+    fn switch_to(&mut self, p: usize, task: Option<usize>) {
+        if self.current[p] != task {
+            self.current[p] = task;
+            self.procs[p].stats.context_switches += 1;
+        }
+    }
+
+    /// A thread that went to sleep on `p` left it for the idle task (or the next thread), even
+    /// if an interrupt or the softirq runs before anything else does.
+    #[inline]
+    fn switch_away_from_sleeper(&mut self, p: usize) {
+        if let Some(t) = self.current[p] {
+            if t != KSOFTIRQD && self.threads[t].blocked.is_some() {
+                self.switch_to(p, None);
+            }
+        }
     }
 
     /// Prices the next chunk of the running job and schedules its end; false if the job is done.

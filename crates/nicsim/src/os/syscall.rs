@@ -165,6 +165,9 @@ impl Node {
             if tcp.at_eof() {
                 return self.op_finished(tid);
             }
+            if self.cfg.tcp.prequeue {
+                self.conns[conn].ucopy = Some(tid);
+            }
             self.block(tid, conn, Wait::Data);
             return None;
         }
@@ -357,6 +360,12 @@ impl Node {
     }
 
     pub(crate) fn op_finished(&mut self, tid: usize) -> Option<Job> {
+        if let Some(Op::Recv { conn, .. }) = self.threads[tid].op {
+            // recv returns: the prequeue is off until the next call sleeps.
+            if self.conns[conn].ucopy == Some(tid) {
+                self.conns[conn].ucopy = None;
+            }
+        }
         let t = &mut self.threads[tid];
         t.op = None;
         t.in_call = false;

@@ -37,6 +37,9 @@ pub struct Conn {
     /// A thread asleep until data (or the end of the stream) arrives, or until send space
     /// frees up or the handshake completes.
     pub(crate) reader: Option<usize>,
+    /// The reader inside recv with the prequeue armed (Linux's `ucopy.task`): from its first
+    /// sleep in the call until the call returns, segments queue for it.
+    pub(crate) ucopy: Option<usize>,
     pub(crate) writer: Option<usize>,
     /// A thread in epoll_wait on a set holding this connection.
     pub(crate) poller: Option<usize>,
@@ -79,6 +82,7 @@ impl Conn {
             active: false,
             dev,
             reader: None,
+            ucopy: None,
             writer: None,
             poller: None,
             timers: TimerSet::default(),

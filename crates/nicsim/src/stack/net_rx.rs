@@ -189,6 +189,13 @@ impl Node {
             }
         }
         let tcp = matches!(f.payload, Payload::Tcp(_));
+        if tcp && self.prequeue_takes(p, &f) {
+            // tcp_v4_rcv finds a reader waiting in recv: tcp_prequeue, and the reader runs TCP
+            // input in its own context.
+            return self
+                .softirq_work(p, Effect::Prequeued(f), &pieces)
+                .with_data(data);
+        }
         if tcp && self.socket_owned(f.hdr.flow) {
             // tcp_v4_rcv finds the socket owned by a process: sk_add_backlog, and the owner
             // runs TCP input at release_sock.
@@ -412,6 +419,7 @@ impl Node {
             },
             Effect::Firmware => self.apply_firmware(eng, wire, p),
             Effect::Backlogged(f) => self.add_backlog(eng, p, f),
+            Effect::Prequeued(f) => self.prequeue(eng, p, f),
             Effect::Released(conn) => self.release(eng, conn),
             Effect::PollEnd => {
                 // The poll re-enables the interrupts of the devices it polled.

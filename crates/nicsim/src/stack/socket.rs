@@ -318,6 +318,52 @@ impl Node {
         }
     }
 
+    /// Whether frame `f`, in the softirq on `p`, goes to a reader's prequeue (`tcp_prequeue`):
+    /// a host CPU's softirq, a reader waits in
+    /// recv on its connection, no process owns the socket, and the prequeue stays within the
+    /// receive buffer (beyond it Linux runs TCP input in the softirq).
+    pub(crate) fn prequeue_takes(&self, p: usize, f: &Frame) -> bool {
+        // The host kernel's queue: a NIC processor running TCP cannot use it.
+        if !self.cfg.tcp.prequeue || self.procs[p].id.is_nic() {
+            return false;
+        }
+        let Payload::Tcp(seg) = f.payload else {
+            return false;
+        };
+        let Some(c) = self.conn_of(f.hdr.flow) else {
+            return false;
+        };
+        let conn = &self.conns[c];
+        let Some(t) = conn.ucopy else {
+            return false;
+        };
+        let queued: u64 = self.threads[t]
+            .backlog
+            .iter()
+            .map(|q| q.hdr.payload_bytes())
+            .sum();
+        !seg.syn()
+            && conn.owned_by.is_none()
+            && queued + f.hdr.payload_bytes() <= conn.tcp.rcvbuf_bytes()
+    }
+
+    /// The softirq on `p` puts a segment on its reader's prequeue: the first one wakes the
+    /// reader, which then runs TCP input for every queued segment before it copies. If the
+    /// reader has returned meanwhile, TCP input runs here.
+    pub(crate) fn prequeue(&mut self, eng: &mut Engine<Ev>, p: usize, f: Frame) {
+        let reader = self
+            .conn_of(f.hdr.flow)
+            .and_then(|c| Some((c, self.conns[c].ucopy?)));
+        let Some((c, t)) = reader else {
+            return self.tcp_input(eng, p, f);
+        };
+        self.stats.prequeued += 1;
+        self.threads[t].backlog.push_back(f);
+        if self.conns[c].reader == Some(t) {
+            self.wake_readers(p, c);
+        }
+    }
+
     /// User-level TCP: the segments waiting for thread `tid`'s socket become its work.
     pub(crate) fn take_library_input(&mut self, tid: usize, c: ConnId) {
         if self.cfg.org.tcp_in_library {

@@ -140,6 +140,9 @@ pub const NODE_COUNTERS: &[Counter] = &[
         tcp_sum(n, |s| s.syn_retransmits)
     }),
     c("wakeups_per_s", Unit::PerSecond, |n| n.stats.wakeups as f64),
+    c("prequeued_per_s", Unit::PerSecond, |n| {
+        n.stats.prequeued as f64
+    }),
     c("migrations", Unit::Count, |n| n.stats.migrations as f64),
     c("ipis_sent_per_s", Unit::PerSecond, |n| {
         n.stats.ipis_sent as f64

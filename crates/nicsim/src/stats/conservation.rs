@@ -14,7 +14,7 @@ impl Node {
     /// side (rings, DMA, backlog, the softirq's frame in hand).
     pub fn rx_payload_in_flight(&self, keep: impl Fn(&FrameHeader) -> bool) -> u64 {
         let in_hand = self.sq.iter().filter_map(|q| match &q.effect {
-            Some(Effect::RxPacket(f) | Effect::Backlogged(f)) => Some(f),
+            Some(Effect::RxPacket(f) | Effect::Backlogged(f) | Effect::Prequeued(f)) => Some(f),
             _ => None,
         });
         // Segments waiting in owned sockets' backlogs, or in their owners' hands.

@@ -14,6 +14,7 @@ pub(super) mod tests_support {
 
     pub fn cfg() -> TcpCfg {
         TcpCfg {
+            prequeue: false,
             socket_buffer_bytes: 65536,
             buffer_semantics: BufferSemantics::Linux,
             adv_win_scale: 2,
