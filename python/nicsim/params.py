@@ -130,7 +130,7 @@ PARAMS: list[Param] = [
     P("switch.latency_ps", "time", "1 us", "store-and-forward latency of the switch plus the output link's propagation", "[N][R] a gigabit switch's forwarding latency is a few µs", min=0, max=1e+12),
     P("switch.buffer_bytes", "size", "128 KiB", "bytes each output port may hold waiting to be sent (wire bytes); frames beyond it are dropped and counted", "[N][R] shallow per-port buffers of commodity gigabit switches", min=1, max=1e+10),
     # TCP
-    P("tcp.prequeue", "bool", False, "Linux 2.6's prequeue (tcp_prequeue): while a reader waits in recv on a connection, the softirq queues the connection's segments for it (the first wakes it, the rest do not) and TCP input runs in the reader's context, on its processor; beyond the receive buffer, in the softirq as without it", "[R] Linux 2.6 net.ipv4.tcp_low_latency = 0 (prequeue on)"),
+    P("tcp.prequeue", "bool", True, "Linux 2.6's prequeue (tcp_prequeue): while a reader waits in recv on a connection, the softirq queues the connection's segments for it (the first wakes it, the rest do not) and TCP input runs in the reader's context, on its processor; beyond the receive buffer, in the softirq as without it", "[R] Linux 2.6 net.ipv4.tcp_low_latency = 0 (prequeue on)"),
     P("tcp.socket_buffer_bytes", "size", "64 KiB", "requested send and receive socket buffers", "[S] Table 4.5", min=2048, max=1073741824),
     P("tcp.buffer_semantics", "choice", "linux", "linux: doubled, truesize-charged, adv_win_scale; literal: window = buffer", "[N] Q24", choices=("linux", "literal")),
     P("tcp.adv_win_scale", "int", 2, "share of free buffer kept back from the window (1/2^n; 0 would keep it all back, a zero window, as Linux's space - space/2^0)", "[R] Linux 2.6", min=1, max=8),
