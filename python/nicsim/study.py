@@ -39,6 +39,9 @@ def bound_violations(rows: list[dict]) -> list[dict]:
     out = []
     for r in rows:
         qb, qp = r["base_laws"], r["placed_laws"]
+        if "a" not in qb:
+            # A run that moved nothing in its window measured no LAWS quantities: no bound.
+            continue
         b_before = float(throughput_before_abs(qb["a"], qb["o"], qb["X_s"], qb["B_bps"]))
         checks = [("base", r["base_mbps"], b_before / 1e6)]
         if qp.get("beta") is not None and qp.get("p", 0) > 0:
@@ -73,6 +76,11 @@ def study(config, sets, msg_size, gammas, duration) -> dict:
         result["notes"].append(f"simulated δb sits above the LAWS curve at γ = {above}: δb is a ratio, so it can exceed LAWS when the base run falls short of its own bound")
     if beta is not None and p:
         pts = pd.DataFrame({"gamma": [r["gamma"] for r in rows], "delta_b": [r["delta_b"] for r in rows]})
+        # A run that moved nothing in its window has no δb: the fit uses the others, said so.
+        bad = pts["delta_b"].isna() | ~np.isfinite(pts["delta_b"].astype(float))
+        if bad.any() and (~bad).sum() >= 2:
+            result["notes"].append(f"modified-LAWS fit leaves out γ = {pts['gamma'][bad].tolist()}: no δb (a run moved nothing in its window)")
+            pts = pts[~bad].reset_index(drop=True)
         try:
             fit = fit_modified(pts, p, alpha, beta, sigma)
             result["modified_laws_fit"] = fit.to_dict()
