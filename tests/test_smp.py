@@ -62,7 +62,12 @@ def test_classic_streams_serialises_ip_on_one_lock_that_contends_across_cpus():
     # IP input and output both take it: at least once per segment each way.
     segments = classic["nodes"]["node1"]["app_bytes_sent"] / 1460
     assert locks(classic)["ip"]["acquisitions"] > segments
-    assert locks(classic)["ip"]["conflicts"] > 0 and locks(classic)["ip"]["spin_us"] > 0
+    # Across CPUs: between two hosts whose interrupts go round the CPUs, IP input and output
+    # run on several at once and meet at the lock. (Over loopback every segment's IP runs in
+    # the one software interrupt on cpu0, so conflicts there are rare, and with BSD's
+    # acknowledgements, one per two segments read, there are none in 300 ms.)
+    hosts = api.run("roca1996-smp", {**TWO_HOSTS, "org.name": "streams"})
+    assert locks(hosts)["ip"]["conflicts"] > 0 and locks(hosts)["ip"]["spin_us"] > 0
     one = api.run("roca1996-smp", {**EIGHT, "org.name": "streams", "cpu.count": 1})
     assert locks(one)["ip"]["acquisitions"] > 0 and locks(one)["ip"]["conflicts"] == 0
 

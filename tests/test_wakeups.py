@@ -58,3 +58,14 @@ def test_a_nic_processor_running_tcp_has_no_prequeue():
     # Offload: TCP runs on the NIC processor, which cannot queue for a host thread.
     pt = point("ortiz2008-offload", {**STREAM, "tcp.prequeue": "true"})
     assert pt["nodes"]["node1"]["prequeued_per_s"] == 0
+
+
+def test_locks_rank_by_spin_time_or_by_conflicts_as_lockstat_does():
+    from nicsim.netperf import ranked_locks
+
+    locks = {"a": {"acquisitions": 10, "conflicts": 9, "spin_us": 1.0},
+             "b": {"acquisitions": 10, "conflicts": 2, "spin_us": 50.0},
+             "idle": {"acquisitions": 0, "conflicts": 0, "spin_us": 0.0},
+             "socket": {"backlogged": 3}}
+    assert [k for k, _ in ranked_locks(locks)] == ["b", "a"]
+    assert [k for k, _ in ranked_locks(locks, by="conflicts")] == ["a", "b"]

@@ -170,11 +170,13 @@ def print_sar(out: dict) -> None:
           f"sar {s['intr_sar_per_s']:,.0f}")
 
 
-def ranked_locks(locks: dict) -> list[tuple[str, dict]]:
-    """A node's locks that were taken, the most contended first: time spun, then conflicts
-    (§B.7 asks for both: lockstat's conflicts alone under-weight long-held locks)."""
+def ranked_locks(locks: dict, by: str = "spin") -> list[tuple[str, dict]]:
+    """A node's locks that were taken, the most contended first: by time spun, then conflicts
+    (`by="spin"`), or by conflicts, as Roca's lockstat ranks them (`by="conflicts"`). §B.7
+    asks for both: conflicts alone under-weight long-held locks."""
     taken = [(k, v) for k, v in locks.items() if "spin_us" in v and v["acquisitions"] > 0]
-    return sorted(taken, key=lambda kv: (-kv[1]["spin_us"], -kv[1]["conflicts"], -kv[1]["acquisitions"], kv[0]))
+    first = {"spin": lambda v: (-v["spin_us"], -v["conflicts"]), "conflicts": lambda v: (-v["conflicts"], -v["spin_us"])}[by]
+    return sorted(taken, key=lambda kv: (*first(kv[1]), -kv[1]["acquisitions"], kv[0]))
 
 
 def print_locks(out: dict) -> None:
@@ -188,6 +190,9 @@ def print_locks(out: dict) -> None:
     if "socket" in locks:
         cells.append(f"{locks['socket']['backlogged']:,} segments backlogged for their socket's owner")
     print("locks (most contended first): " + "; ".join(cells))
+    by_conflicts = [k for k, v in ranked_locks(locks, by="conflicts") if v["conflicts"] > 0]
+    if by_conflicts:
+        print("locks by conflicts (lockstat): " + ", ".join(by_conflicts))
 
 
 def print_netperf(out: dict, categories: tuple[str, ...]) -> None:

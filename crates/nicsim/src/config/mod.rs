@@ -255,6 +255,22 @@ pub struct Tcp {
     pub ephemeral_ports: u32,
     /// How TCP's timers fire: per socket, or on the ticks of periodic routines.
     pub timers: TcpTimers,
+    /// When the receiver acknowledges: Linux's quick and delayed ACKs, or BSD's.
+    pub ack_policy: AckPolicy,
+}
+
+/// The receiver's acknowledgement rule (`tcp.ack_policy`, selected by the organisation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPolicy {
+    /// Linux 2.6: every second full-sized segment at once, every segment in quick-ack mode,
+    /// else the delayed ACK; reading sends one when the window has grown enough
+    /// (`tcp_cleanup_rbuf`).
+    Linux,
+    /// 4.4BSD: an in-order segment only schedules the delayed ACK (TF_DELACK); an ACK leaves
+    /// when the reader's reads open the window by two segments or half the buffer
+    /// (`tcp_output`'s window update after PRU_RCVD), or at the delayed ACK's tick.
+    Bsd,
 }
 
 /// Per-socket timers (Linux), or BSD's periodic routines whose ticks quantise them.

@@ -104,6 +104,8 @@ pub struct ProcStats {
     /// chunk starts.
     pub instructions_stage: [f64; STAGE_SLOTS],
     pub context_switches: u64,
+    /// Sleeping threads this processor made runnable (its softirq's `rx_wake`).
+    pub wakeups: u64,
 }
 
 impl Default for ProcStats {
@@ -117,6 +119,7 @@ impl Default for ProcStats {
             busy_stage_ps: [0; STAGE_SLOTS],
             instructions_stage: [0.0; STAGE_SLOTS],
             context_switches: 0,
+            wakeups: 0,
         }
     }
 }

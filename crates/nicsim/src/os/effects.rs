@@ -114,6 +114,7 @@ impl Node {
     /// if it sleeps elsewhere.
     pub(crate) fn wake(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, from: usize, tid: usize) {
         self.stats.wakeups += 1;
+        self.procs[from].stats.wakeups += 1;
         self.threads[tid].woken = true;
         self.set_runnable(tid, true);
         let p = self.threads[tid].proc;

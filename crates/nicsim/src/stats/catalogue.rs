@@ -369,6 +369,9 @@ pub const PROC_COUNTERS: &[ProcCounter] = &[
     pc("context_switches_per_s", Unit::PerSecond, |r| {
         r.p.stats.context_switches as f64
     }),
+    pc("wakeups_per_s", Unit::PerSecond, |r| {
+        r.p.stats.wakeups as f64
+    }),
 ];
 
 /// Position of `key` in a counter table's keys, in the order the table declares them.

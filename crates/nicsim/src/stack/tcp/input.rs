@@ -213,10 +213,12 @@ impl Tcp {
             }
         }
         self.ack_scheduled = true;
-        // Every second full-sized segment is acknowledged at once (RFC 1122, host-path §6
-        // item 5), and every segment in quick-ack mode.
+        // Linux: every second full-sized segment is acknowledged at once (RFC 1122, host-path
+        // §6 item 5), and every segment in quick-ack mode. BSD: in-order data only schedules
+        // the delayed ACK; reads send the ACK (`read`).
         let more_than_one = self.rcv_nxt - self.rcv_wup > self.rcv_mss;
-        if more_than_one || (self.quick > 0 && !self.pingpong) {
+        let linux = self.ack_policy == AckPolicy::Linux;
+        if linux && (more_than_one || (self.quick > 0 && !self.pingpong)) {
             r.ack_now = true;
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(self.delack_at(now));

@@ -19,7 +19,7 @@
 //! handshake, FIN, TIME_WAIT) are in `lifecycle.rs`; `Tcp::new` starts established, as the
 //! two-host benchmarks' connections are (they open before anything is measured).
 
-use crate::config::{BufferSemantics, Tcp as TcpCfg, TimerTicks};
+use crate::config::{AckPolicy, BufferSemantics, Tcp as TcpCfg, TimerTicks};
 use crate::units::{Duration, Time};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -186,6 +186,7 @@ pub struct Tcp {
     delack: Duration,
     rto_min: Duration,
     quickack_max: u32,
+    ack_policy: AckPolicy,
     /// The routines whose ticks timers fire on (`tcp.timers`), if they do.
     ticks: Option<TimerTicks>,
     // sender
@@ -300,6 +301,7 @@ impl Tcp {
             delack: cfg.delack_min_ps,
             rto_min: cfg.rto_min_ps,
             quickack_max: cfg.quickack_segments,
+            ack_policy: cfg.ack_policy,
             ticks: cfg.timers.ticks(),
             snd_una: 0,
             snd_nxt: 0,

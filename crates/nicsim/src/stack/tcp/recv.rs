@@ -50,6 +50,9 @@ impl Tcp {
             }
         }
         self.copied_seq += copied;
+        if self.ack_policy == AckPolicy::Bsd {
+            return (copied, freed, copied > 0 && self.bsd_window_update());
+        }
         let mut ack = false;
         if self.ack_scheduled
             && (self.rcv_nxt - self.rcv_wup > self.rcv_mss
@@ -71,6 +74,17 @@ impl Tcp {
             }
         }
         (copied, freed, ack)
+    }
+
+    /// BSD's `tcp_output` after the reader's PRU_RCVD: an ACK if the window it can advertise
+    /// now reaches past the last advertised edge by two segments or by half the buffer.
+    fn bsd_window_update(&self) -> bool {
+        // sbspace: the buffer's free space, not rounded to segments as Linux rounds it.
+        let space = self
+            .requested_buf
+            .saturating_sub(self.rcv_nxt - self.copied_seq);
+        let adv = space.saturating_sub(self.window_now());
+        adv >= 2 * self.rcv_mss || 2 * adv >= self.requested_buf
     }
 
     /// The delayed-ACK timer fired at `now`; returns whether to send an ACK.

@@ -33,6 +33,7 @@ pub(super) mod tests_support {
             time_wait_ps: Duration(60_000_000_000_000),
             ephemeral_ports: 28233,
             timers: crate::config::TcpTimers::Precise,
+            ack_policy: crate::config::AckPolicy::Linux,
         }
     }
 }
@@ -110,6 +111,34 @@ mod basics {
             ..Segment::default()
         };
         assert!(b.on_segment(Time(10), &s2).ack_now);
+    }
+
+    #[test]
+    fn bsd_waits_for_reads_that_open_the_window_by_two_segments() {
+        let mut c = cfg();
+        c.ack_policy = crate::config::AckPolicy::Bsd;
+        c.buffer_semantics = BufferSemantics::Literal;
+        c.socket_buffer_bytes = 16384;
+        let mut b = Tcp::new(&c, 1500, true, 1);
+        b.rcv_mss = 1448;
+        let seg = |seq| Segment {
+            seq,
+            len: 1448,
+            win: 60000,
+            ..Segment::default()
+        };
+        // Two in-order segments: neither is acknowledged at once (Linux would the second).
+        assert!(!b.on_segment(Time(0), &seg(0)).ack_now);
+        assert!(b.delack_deadline.is_some(), "the delayed ACK is scheduled");
+        assert!(!b.on_segment(Time(10), &seg(1448)).ack_now);
+        // Reading one segment opens the window by one: not enough.
+        assert_eq!(b.read(1448), (1448, 1, false));
+        // The second read opens it by two segments: the window update carries the ACK.
+        assert_eq!(b.read(1448), (1448, 1, true));
+        let mut linux = Tcp::new(&cfg(), 1500, true, 1);
+        linux.rcv_mss = 1448;
+        linux.on_segment(Time(0), &seg(0));
+        assert!(linux.on_segment(Time(10), &seg(1448)).ack_now);
     }
 
     #[test]
