@@ -166,3 +166,16 @@ def test_the_dispatcher_lock_is_taken_by_every_wake_up_and_context_switch():
     assert ranked[0][0] == "threads"
     # Linux's per-CPU run queues take no shared lock.
     assert locks(api.run("roca1996-smp", {**one_tsdu, "smp.thread_lock": False}))["threads"]["acquisitions"] == 0
+
+
+def test_bsd_loopback_input_runs_on_whichever_cpu_takes_the_software_interrupt():
+    # Classic Streams sends from the software interrupt on cpu0 (org.tx_service). Linux's rule
+    # puts loopback input on the sender's backlog, so IP input runs on cpu0 as well; BSD's
+    # software interrupt is taken by an idle CPU, so input moves off the busy one.
+    rx_ip = lambda o: {k: v["busy_by_stage"].get("rx_ip", 0) for k, v in o["processors"].items() if k.startswith("node1.")}
+    sender = api.run("roca1996-smp", {**EIGHT, "org.name": "streams", "org.loopback_input": "sender_cpu"})
+    anycpu = api.run("roca1996-smp", {**EIGHT, "org.name": "streams"})
+    assert anycpu["config"]["org"]["loopback_input"] == "any_cpu", "the organisation file's choice"
+    assert rx_ip(sender)["node1.cpu0"] > 0 and sum(rx_ip(sender).values()) == rx_ip(sender)["node1.cpu0"]
+    assert rx_ip(anycpu)["node1.cpu0"] < 0.1 * sum(rx_ip(anycpu).values())
+    assert throughput(anycpu) > 1.2 * throughput(sender)

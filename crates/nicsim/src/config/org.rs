@@ -27,6 +27,20 @@ pub struct Org {
     /// kernel's demultiplexing driver queues each segment for its socket and wakes the
     /// process, which runs TCP input itself, and every segment crosses into the kernel alone.
     pub tcp_in_library: bool,
+    /// Which CPU takes a loopback segment's input.
+    pub loopback_input: LoopbackInput,
+}
+
+/// Where loopback input runs on an SMP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopbackInput {
+    /// The sending CPU's own backlog and softirq (Linux's `netif_rx` from `loopback_xmit`).
+    SenderCpu,
+    /// BSD's one IP input queue (`looutput`: `ipintrq` and `schednetisr`), served by the
+    /// software interrupt on whichever CPU takes it: an idle host CPU if there is one (its
+    /// idle loop runs pending software interrupts, no IPI), else the sender's.
+    AnyCpu,
 }
 
 /// When the receive path wakes a reader whose call is not complete.

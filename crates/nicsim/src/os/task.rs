@@ -39,23 +39,29 @@ impl Node {
     /// balancing, simplified: no periodic rebalancing, no cache-affinity cost).
     pub(crate) fn place(&mut self, tid: usize) {
         let t = &self.threads[tid];
-        let idle = |p: usize| {
-            let (cpu, sq) = (&self.procs[p], &self.sq[p]);
-            cpu.running.is_none()
-                && cpu.hardirq_q.is_empty()
-                && cpu.suspended.iter().all(Option::is_none)
-                && self.runq[p].next_after(None).is_none()
-                && !sq.pending
-                && !sq.running
-        };
-        if t.pinned || idle(t.proc) {
+        if t.pinned || self.cpu_idle(t.proc) {
             return;
         }
-        let host = (0..self.procs.len()).filter(|&p| !self.procs[p].id.is_nic());
-        if let Some(p) = host.into_iter().find(|&p| idle(p)) {
+        if let Some(p) = self.idle_host_cpu() {
             self.threads[tid].proc = p;
             self.stats.migrations += 1;
         }
+    }
+
+    /// Processor `p` has nothing to run: no job, interrupt, runnable thread or softirq.
+    pub(crate) fn cpu_idle(&self, p: usize) -> bool {
+        let (cpu, sq) = (&self.procs[p], &self.sq[p]);
+        cpu.running.is_none()
+            && cpu.hardirq_q.is_empty()
+            && cpu.suspended.iter().all(Option::is_none)
+            && self.runq[p].next_after(None).is_none()
+            && !sq.pending
+            && !sq.running
+    }
+
+    /// The first idle host CPU, if any.
+    pub(crate) fn idle_host_cpu(&self) -> Option<usize> {
+        (0..self.procs.len()).find(|&p| !self.procs[p].id.is_nic() && self.cpu_idle(p))
     }
 
     /// A poll set (an epoll instance's interest list) over connections `conns`; its id.

@@ -1,7 +1,7 @@
 //! The NIC driver and the NIC's host-facing side: transmit posting and the qdisc, descriptor
 //! reclaim, receive DMA completion, interrupt raising and coalescing, and ring accumulation.
 
-use crate::config::NicIrq;
+use crate::config::{LoopbackInput, NicIrq};
 use crate::engine::Engine;
 use crate::hw::cpu::{Ctx, Processor};
 use crate::hw::dma::{Chan, DmaTag};
@@ -39,6 +39,8 @@ impl Node {
             // Addressed to this node, as the other end's segment.
             let addr = self.devs[d].addr;
             self.lo_xmit(
+                eng,
+                wire,
                 p,
                 Frame::tcp(Segment { flow: peer, ..seg }, header, addr, addr),
             );
@@ -58,11 +60,19 @@ impl Node {
     }
 
     /// The loopback interface (Linux `loopback_xmit`, AIX `looutput`): the frame becomes the
-    /// other end's input on this processor's backlog, and the receive softirq is raised here.
+    /// other end's input on a processor's backlog, and the receive softirq is raised there:
+    /// the sender's (Linux), or an idle CPU's (BSD's software interrupt, `org.loopback_input`).
     /// No device, no DMA, no interrupt, no transmit completion: the buffer travels.
-    fn lo_xmit(&mut self, p: usize, f: Frame) {
-        self.sq[p].backlog.push_back(f);
-        self.raise_softirq_local(p);
+    fn lo_xmit(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, f: Frame) {
+        let q = match self.cfg.org.loopback_input {
+            LoopbackInput::SenderCpu => p,
+            LoopbackInput::AnyCpu => self.idle_host_cpu().unwrap_or(p),
+        };
+        self.sq[q].backlog.push_back(f);
+        self.raise_softirq_local(q);
+        if q != p {
+            self.kick(eng, wire, q);
+        }
     }
 
     /// Whether device `d`'s transmit queue is at its limit (`tx.queue_frames`).
