@@ -19,7 +19,6 @@ from .params import BY_KEY, PARAMS, PROCESSORS, Param
 from .placements import PLACEMENTS
 
 PRESET_DIR = "presets"
-# Global keys that become fields of each node's placement table.
 PROFILE_DIR = "profiles"
 COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes", "code_bytes", "locks", "ipc")
 # Fields a profile may leave out, with the value an absent one means.
