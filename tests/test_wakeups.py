@@ -69,3 +69,13 @@ def test_locks_rank_by_spin_time_or_by_conflicts_as_lockstat_does():
              "socket": {"backlogged": 3}}
     assert [k for k, _ in ranked_locks(locks)] == ["b", "a"]
     assert [k for k, _ in ranked_locks(locks, by="conflicts")] == ["a", "b"]
+
+
+def test_a_receive_low_water_mark_batches_the_readers_wake_ups():
+    # SO_RCVLOWAT: the sleeping reader waits until 32 KiB can be read, so it is woken fewer
+    # times for the same bytes than at Linux's default of one byte.
+    sets = {**STREAM, "tcp.prequeue": "false"}
+    one = point("ortiz2008-onload", sets)
+    low = point("ortiz2008-onload", {**sets, "tcp.rcvlowat_bytes": "32 KiB"})
+    per_mb = lambda pt: pt["nodes"]["node1"]["wakeups_per_s"] / pt["throughput_mbps"]
+    assert per_mb(low) < 0.5 * per_mb(one)

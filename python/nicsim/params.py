@@ -132,6 +132,7 @@ PARAMS: list[Param] = [
     # TCP
     P("tcp.prequeue", "bool", True, "Linux 2.6's prequeue (tcp_prequeue): while a reader waits in recv on a connection, the softirq queues the connection's segments for it (the first wakes it, the rest do not) and TCP input runs in the reader's context, on its processor; beyond the receive buffer, in the softirq as without it", "[R] Linux 2.6 net.ipv4.tcp_low_latency = 0 (prequeue on)"),
     P("tcp.socket_buffer_bytes", "size", "64 KiB", "requested send and receive socket buffers", "[S] Table 4.5", min=2048, max=1073741824),
+    P("tcp.rcvlowat_bytes", "size", "1 B", "the socket's receive low-water mark (SO_RCVLOWAT): a reader asleep in recv is woken once this much, or all its call still wants, can be read (with org.wakeup = per_segment); segments that arrive before then only queue", "[R] Linux 2.6 sock_init_data: sk_rcvlowat = 1", min=1, max=1073741824),
     P("tcp.buffer_semantics", "choice", "linux", "linux: doubled, truesize-charged, adv_win_scale; literal: window = buffer", "[N] Q24", choices=("linux", "literal")),
     P("tcp.adv_win_scale", "int", 2, "share of free buffer kept back from the window (1/2^n; 0 would keep it all back, a zero window, as Linux's space - space/2^0)", "[R] Linux 2.6", min=1, max=8),
     P("tcp.timestamps", "bool", True, "TCP timestamp option (12 bytes off the MSS)", "[R] Linux 2.6 default"),

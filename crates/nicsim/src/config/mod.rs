@@ -233,6 +233,9 @@ pub struct Tcp {
     /// Linux 2.6's prequeue (`tcp_prequeue`): while a reader waits in recv, segments queue for
     /// it and TCP input runs in its context (`net.ipv4.tcp_low_latency = 0`).
     pub prequeue: bool,
+    /// The socket's receive low-water mark (`SO_RCVLOWAT`): a reader asleep in recv wakes
+    /// once this much (or all it still wants) can be read.
+    pub rcvlowat_bytes: u64,
     pub buffer_semantics: BufferSemantics,
     pub adv_win_scale: u32,
     pub timestamps: bool,

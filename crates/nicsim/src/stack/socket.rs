@@ -122,6 +122,9 @@ impl Node {
             }
             (Wakeup::PerAck, Some(_)) => ack_now,
             (Wakeup::FillOrPush, Some(t)) => push || tcp.readable() >= self.threads[t].left.max(1),
+            (Wakeup::PerSegment, Some(t)) => {
+                tcp.readable() >= self.cfg.tcp.rcvlowat_bytes.min(self.threads[t].left).max(1)
+            }
             _ => true,
         }
     }

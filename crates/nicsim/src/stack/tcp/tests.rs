@@ -15,6 +15,7 @@ pub(super) mod tests_support {
     pub fn cfg() -> TcpCfg {
         TcpCfg {
             prequeue: false,
+            rcvlowat_bytes: 1,
             socket_buffer_bytes: 65536,
             buffer_semantics: BufferSemantics::Linux,
             adv_win_scale: 2,
