@@ -179,3 +179,19 @@ def test_bsd_loopback_input_runs_on_whichever_cpu_takes_the_software_interrupt()
     assert rx_ip(sender)["node1.cpu0"] > 0 and sum(rx_ip(sender).values()) == rx_ip(sender)["node1.cpu0"]
     assert rx_ip(anycpu)["node1.cpu0"] < 0.1 * sum(rx_ip(anycpu).values())
     assert throughput(anycpu) > 1.2 * throughput(sender)
+
+
+def test_two_cpus_sharing_a_connection_pay_a_transfer_each_time_one_cpu_none():
+    # Mean-access mode: onload's softirq (cpu1) and reader (cpu0) take the connection's state
+    # from each other in turn; the base placement touches it from cpu0 alone.
+    sets = {"workload.netpipe.target_ps": "20 ms", "workload.netpipe.sizes_bytes": "1 MiB",
+            "workload.netpipe.mode": "stream", "smp.coherence_lines": 4}
+    transfers = lambda pt, cpu: pt["processors"][f"node1.{cpu}"]["coherence_transfers_per_s"]
+    base = api.run("ortiz2008-base", sets)["points"][-1]
+    assert transfers(base, "cpu0") == 0
+    off = api.run("ortiz2008-onload", {**sets, "smp.coherence_lines": 0})["points"][-1]
+    on = api.run("ortiz2008-onload", sets)["points"][-1]
+    assert transfers(off, "cpu0") == transfers(off, "cpu1") == 0
+    assert transfers(on, "cpu0") > 0 and transfers(on, "cpu1") > 0
+    # Every transfer is a full miss: onload streams slower than without them.
+    assert on["throughput_mbps"] < off["throughput_mbps"]

@@ -369,6 +369,10 @@ pub struct Smp {
     /// Every wake-up and context switch takes the node's one dispatcher lock (a global run
     /// queue, §B.7's thread-management class); false: per-CPU run queues (Linux 2.6).
     pub thread_lock: bool,
+    /// Lines of a connection's shared state (its socket lock, queues and TCB) that move to a
+    /// CPU that touches the connection after another did, each a full miss, in the
+    /// mean-access mode (mode B's caches keep coherence themselves); 0: none.
+    pub coherence_lines: u32,
 }
 
 /// A device's transmit queue (the qdisc, BSD's ifq) behind its ring, and what a full one

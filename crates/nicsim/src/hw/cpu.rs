@@ -106,6 +106,8 @@ pub struct ProcStats {
     pub context_switches: u64,
     /// Sleeping threads this processor made runnable (its softirq's `rx_wake`).
     pub wakeups: u64,
+    /// Lines of connection state that moved here from another processor's cache.
+    pub coherence_lines: u64,
 }
 
 impl Default for ProcStats {
@@ -120,6 +122,7 @@ impl Default for ProcStats {
             instructions_stage: [0.0; STAGE_SLOTS],
             context_switches: 0,
             wakeups: 0,
+            coherence_lines: 0,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! process context by interrupts, the softirq and a woken communication thread (host-path §5).
 
 use super::thread::INTERACTIVE;
-use crate::config::Ksoftirqd;
+use crate::config::{Category, Ksoftirqd};
 use crate::engine::Engine;
 use crate::hw::cpu::{Chunk, Ctx, Job, JobData, LockRef, Notice, Piece, Then};
 use crate::node::effect::Effect;
@@ -53,7 +53,8 @@ impl Node {
         // (Linux holds them with bottom halves disabled).
         let bh_enabled = self.procs[p].locks_held == 0;
         if bh_enabled && (sq.pending || sq.running) && !sq.yielded {
-            if let Some(j) = self.softirq_job(p) {
+            if let Some(mut j) = self.softirq_job(p) {
+                self.share_connection(p, &mut j);
                 return Some((Ctx::Softirq, j));
             }
         }
@@ -73,6 +74,7 @@ impl Node {
                 None => self.thread_job(tid),
             };
             if let Some(mut j) = job {
+                self.share_connection(p, &mut j);
                 if woke && self.current[p] == Some(tid) {
                     // It slept and woke again before anything else ran here: idle between.
                     self.switch_to(p, None);
@@ -90,6 +92,7 @@ impl Node {
         if self.sq[p].pending || self.sq[p].running {
             // The softirq yielded to process context and nothing else wants the CPU.
             if let Some(mut j) = self.softirq_job(p) {
+                self.share_connection(p, &mut j);
                 if self.cfg.sched.ksoftirqd == Ksoftirqd::Thread
                     && self.last_thread[p] != Some(KSOFTIRQD)
                 {
@@ -108,6 +111,32 @@ impl Node {
             self.switch_to(p, None);
         }
         None
+    }
+
+    /// A job of a connection starts on `p`: if another processor touched the connection's
+    /// shared state last, its lines move here first, each a full miss (`smp.coherence_lines`,
+    /// mean-access mode only; the detailed caches keep coherence themselves).
+    #[inline]
+    fn share_connection(&mut self, p: usize, j: &mut Job) {
+        let lines = self.cfg.smp.coherence_lines;
+        // The NIC processor reaches host state by DMA, not through a host cache.
+        if lines == 0 || self.mem.detailed.is_some() || self.procs[p].id.is_nic() {
+            return;
+        }
+        let Some(c) = self.flows.get(j.data.flow) else {
+            return;
+        };
+        let moved = matches!(self.conns[c].last_cpu, Some(q) if q != p);
+        self.conns[c].last_cpu = Some(p);
+        if moved {
+            self.procs[p].stats.coherence_lines += lines as u64;
+            let transfer = Piece {
+                cat: Some(Category::Os),
+                cycles: lines as f64 * self.cfg.mem.miss_cycles,
+                ..Piece::default()
+            };
+            j.add_or_merge(transfer, true);
+        }
     }
 
     /// The scheduler switches processor `p`'s process context to `task` (None: the idle

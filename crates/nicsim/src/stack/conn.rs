@@ -63,6 +63,8 @@ pub struct Conn {
     /// The socket's spinlock (`sk_lock.slock`): held by the softirq through TCP input
     /// (`bh_lock_sock`), so two processors' softirqs on one socket serialise on it.
     pub(crate) slock: SpinLock,
+    /// The processor that last touched its shared state (`smp.coherence_lines`).
+    pub(crate) last_cpu: Option<usize>,
     /// Free bytes in the last buffer on its send list (`org.buffers = bsd_mbuf`).
     pub(crate) tail_room: u64,
     /// Over the loopback interface: the flow id of the other end, on this same node.
@@ -95,6 +97,7 @@ impl Conn {
             owned_by: None,
             backlog: VecDeque::new(),
             slock: SpinLock::default(),
+            last_cpu: None,
             tail_room: 0,
             lo_peer: None,
         }

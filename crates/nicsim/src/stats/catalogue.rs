@@ -372,6 +372,9 @@ pub const PROC_COUNTERS: &[ProcCounter] = &[
     pc("wakeups_per_s", Unit::PerSecond, |r| {
         r.p.stats.wakeups as f64
     }),
+    pc("coherence_transfers_per_s", Unit::PerSecond, |r| {
+        r.p.stats.coherence_lines as f64
+    }),
 ];
 
 /// Position of `key` in a counter table's keys, in the order the table declares them.
