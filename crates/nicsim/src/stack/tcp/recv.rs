@@ -12,15 +12,19 @@ impl Tcp {
                 let free = self.rcvbuf.saturating_sub(self.rmem_alloc);
                 free - (free >> self.adv_win_scale)
             }
-            BufferSemantics::Literal => self
-                .requested_buf
-                .saturating_sub(self.rcv_nxt - self.copied_seq),
+            BufferSemantics::Literal => self.unread_space(),
         };
         if w > self.rcv_mss {
             w / self.rcv_mss * self.rcv_mss
         } else {
             w
         }
+    }
+
+    /// The requested buffer less what was received and not yet read (BSD's `sbspace`).
+    fn unread_space(&self) -> u64 {
+        self.requested_buf
+            .saturating_sub(self.rcv_nxt - self.copied_seq)
     }
 
     pub(super) fn window_now(&self) -> u64 {
@@ -79,11 +83,8 @@ impl Tcp {
     /// BSD's `tcp_output` after the reader's PRU_RCVD: an ACK if the window it can advertise
     /// now reaches past the last advertised edge by two segments or by half the buffer.
     fn bsd_window_update(&self) -> bool {
-        // sbspace: the buffer's free space, not rounded to segments as Linux rounds it.
-        let space = self
-            .requested_buf
-            .saturating_sub(self.rcv_nxt - self.copied_seq);
-        let adv = space.saturating_sub(self.window_now());
+        // sbspace, not rounded to segments as Linux rounds it.
+        let adv = self.unread_space().saturating_sub(self.window_now());
         adv >= 2 * self.rcv_mss || 2 * adv >= self.requested_buf
     }
 
