@@ -40,9 +40,10 @@ PARAMS: list[Param] = [
     P("cpu.cpi", "float", 1.0, "cycles per instruction, memory stalls excluded", "[S] §4.1 Simics stall mode", min=0.01, max=1000),
     P("cpu.count", "int", 1, "host CPUs per node (cpu0, cpu1, ...), sharing the north bridge and memory", "[S] base Fig. 3.7; Q22; stacks.md §B.1, §B.7 (SMPs of 4 and 8, runs to 16)", min=1, max=MAX_HOST_CPUS),
     P("nic_cpu.present", "bool", False, "the NIC has a processor (offload, hybrid)", "[S] §4.7"),
-    P("nic_cpu.speed_fraction", "float", 1.0, "NIC processor speed as a fraction of the host CPU's (scales its CPI)", "[S] §4.1 sweep 1, 0.75, 0.5, 0.25; Q14 cpi", min=0.01, max=10),
-    P("nic_cpu.mem_latency_cycles", "float", 10.0, "NIC processor's mean memory access, host cycles ('Offload x')", "[I] §4.2: same mean as the host", min=0, max=100000),
-    P("nic_cpu.io_latency_cycles", "float", 0.0, "NIC processor's register access to the NIC, host cycles", "[N] §5.8: a connector", min=0, max=100000),
+    P("nic_cpu.speed_fraction", "float", 1.0, "NIC processor speed as a fraction of the host CPU's (see nic_cpu.speed_model for what slows)", "[S] §4.1 sweep 1, 0.75, 0.5, 0.25; Q14 cpi", min=0.01, max=10),
+    P("nic_cpu.speed_model", "choice", "clock", "what a NIC processor below speed 1 is slower at: clock (its clock runs at speed_fraction of the host's, so its memory stalls and register accesses, counted in its own cycles, take as much longer as its instructions) or instruction_rate (only its CPI grows; stalls keep host time)", "[I] Q14: the thesis set the NIC processor's speed in Simics, whose timing models return stall cycles that the stalled processor pays at its own clock; its Offload x delays are x cycles of the NIC processor", choices=("clock", "instruction_rate")),
+    P("nic_cpu.mem_latency_cycles", "float", 10.0, "NIC processor's mean memory access, in its own cycles ('Offload x'; host cycles under speed_model = instruction_rate)", "[I] §4.2: same mean as the host", min=0, max=100000),
+    P("nic_cpu.io_latency_cycles", "float", 0.0, "NIC processor's register access to the NIC, in its own cycles", "[N] §5.8: a connector", min=0, max=100000),
     # memory and buses
     P("mem.mode", "choice", "mean", "how host CPUs' references are priced: mean access time (mode A, Eq. 4.1) or detailed caches (mode B, cache.*)", "[S] §4.2, §4.7 (both modes); host-path §4.3", choices=("mean", "detailed")),
     P("mem.hit_ratio", "float", 0.9, "cache hit ratio of the mean-access model (Eq. 4.1)", "[S] §4.2", min=0, max=1),

@@ -12,7 +12,7 @@
 //! - `hardware_latencies(&Config, payload)`: the fixed, uncontended latencies of one frame's
 //!   path from node0 to node1 (DMA read, wire, propagation, DMA write, interrupt delivery).
 
-use crate::config::{Config, IrqPath, ProcName, TxOutput};
+use crate::config::{Config, IrqPath, NicSpeedModel, ProcName, TxOutput};
 use crate::hw::bus::{IoBus, NorthBridge};
 use crate::hw::dma::{Chan, DmaEngine, DmaTag};
 use crate::hw::link::{
@@ -22,7 +22,7 @@ use crate::hw::link::{
 use crate::hw::memory::MemoryModel;
 use crate::placement::{processors, Policies, Receive, Roles};
 use crate::stack::tcp;
-use crate::units::{BitRate, Time};
+use crate::units::{BitRate, Freq, Time};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -63,14 +63,17 @@ pub fn defaults(mtu_bytes: u64, timestamps: bool, link_rate: BitRate) -> Default
 /// One processor of a node as the model builds it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ProcessorDerived {
-    /// Cycles per instruction the processor runs at (a NIC processor's is the host CPI over its
-    /// speed fraction).
+    /// Cycles per instruction the processor runs at (under `nic_cpu.speed_model =
+    /// instruction_rate` a NIC processor's is the host CPI over its speed fraction).
     pub cpi: f64,
+    /// Its clock (under `nic_cpu.speed_model = clock` a NIC processor's is the host's times its
+    /// speed fraction).
+    pub clock_hz: u64,
     /// Speed as a fraction of a host CPU (1 for host CPUs).
     pub speed_fraction: f64,
     /// α = Y/X, its cycle time over the host's: 1 / speed_fraction.
     pub alpha: f64,
-    /// Mean host cycles a memory reference stalls it (t_mean of its memory model).
+    /// Mean cycles of its own clock a memory reference stalls it (t_mean of its memory model).
     pub mem_mean_access_cycles: f64,
 }
 
@@ -175,12 +178,22 @@ pub fn north_bridge(cfg: &Config, host_cpus: usize) -> NorthBridge {
     )
 }
 
-/// Cycles per instruction of a processor: a NIC processor's is the host CPI over its speed.
+/// Cycles per instruction of a processor: a NIC processor slowed by its instruction rate has
+/// the host CPI over its speed fraction.
 pub fn cpi(cfg: &Config, p: ProcName) -> f64 {
-    if p.is_nic() {
+    if p.is_nic() && cfg.nic_cpu.speed_model == NicSpeedModel::InstructionRate {
         cfg.cpu.cpi / cfg.nic_cpu.speed_fraction
     } else {
         cfg.cpu.cpi
+    }
+}
+
+/// Clock of a processor: a NIC processor slowed by its clock runs at the fraction of the host's.
+pub fn clock(cfg: &Config, p: ProcName) -> Freq {
+    if p.is_nic() && cfg.nic_cpu.speed_model == NicSpeedModel::Clock {
+        Freq((cfg.cpu.clock_hz.0 as f64 * cfg.nic_cpu.speed_fraction).round() as u64)
+    } else {
+        cfg.cpu.clock_hz
     }
 }
 
@@ -195,6 +208,7 @@ fn processor(cfg: &Config, p: ProcName) -> ProcessorDerived {
         let s = cfg.nic_cpu.speed_fraction;
         ProcessorDerived {
             cpi: cpi(cfg, p),
+            clock_hz: clock(cfg, p).0,
             speed_fraction: s,
             alpha: 1.0 / s,
             mem_mean_access_cycles: nic_cpu_memory_model(cfg).mean_cycles(),
@@ -202,6 +216,7 @@ fn processor(cfg: &Config, p: ProcName) -> ProcessorDerived {
     } else {
         ProcessorDerived {
             cpi: cpi(cfg, p),
+            clock_hz: clock(cfg, p).0,
             speed_fraction: 1.0,
             alpha: 1.0,
             mem_mean_access_cycles: host_memory_model(cfg).mean_cycles(),
@@ -389,8 +404,12 @@ mod tests {
             (Some(0.25), Some(4.0))
         );
         let n = &d.processors["nic_cpu"];
-        assert_eq!((n.cpi, n.alpha, n.mem_mean_access_cycles), (4.0, 4.0, 7.0));
+        assert_eq!((n.cpi, n.clock_hz), (1.0, 100_000_000));
+        assert_eq!((n.alpha, n.mem_mean_access_cycles), (4.0, 7.0));
         assert_eq!(d.processors["cpu1"].alpha, 1.0);
+        c.nic_cpu.speed_model = NicSpeedModel::InstructionRate;
+        let n = &derived(&c).processors["nic_cpu"];
+        assert_eq!((n.cpi, n.clock_hz), (4.0, 400_000_000));
     }
 
     #[test]

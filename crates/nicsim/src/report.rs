@@ -233,7 +233,9 @@ fn polling(w: &World, stages: &[f64], secs: f64, utilisation: f64) -> Value {
     json!({"empty_poll_share": empty, "idle_accounting": name, "sar_idle": idle})
 }
 
-/// Adds each cache level's read and write hit rates (null when it saw no such access).
+/// Adds each cache level's hit rates: per access (`read_hit_rate`, `write_hit_rate`: every
+/// load and store, as the thesis's inspector counted) and per distinct line a work item
+/// touched (`read_line_hit_rate`, `write_line_hit_rate`); null when it saw no such access.
 fn hit_rates(pr: &mut Map<String, Value>) {
     let Some(Value::Object(levels)) = pr.get_mut("cache") else {
         return;
@@ -243,11 +245,22 @@ fn hit_rates(pr: &mut Map<String, Value>) {
         let rate = |hits: u64, misses: u64| {
             (hits + misses > 0).then(|| hits as f64 / (hits + misses) as f64)
         };
-        let r = rate(count("read_hits"), count("read_misses"));
-        let w = rate(count("write_hits"), count("write_misses"));
-        level["read_hit_rate"] = json!(r);
-        if level.get("write_hits").is_some() {
-            level["write_hit_rate"] = json!(w);
+        let (rh, rm, rw) = (
+            count("read_hits"),
+            count("read_misses"),
+            count("read_word_hits"),
+        );
+        let (wh, wm, ww) = (
+            count("write_hits"),
+            count("write_misses"),
+            count("write_word_hits"),
+        );
+        let has_writes = level.get("write_hits").is_some();
+        level["read_hit_rate"] = json!(rate(rh + rw, rm));
+        level["read_line_hit_rate"] = json!(rate(rh, rm));
+        if has_writes {
+            level["write_hit_rate"] = json!(rate(wh + ww, wm));
+            level["write_line_hit_rate"] = json!(rate(wh, wm));
         }
     }
 }

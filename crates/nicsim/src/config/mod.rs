@@ -77,8 +77,21 @@ pub struct Cpu {
 pub struct NicCpu {
     pub present: bool,
     pub speed_fraction: f64,
+    pub speed_model: NicSpeedModel,
     pub mem_latency_cycles: f64,
     pub io_latency_cycles: f64,
+}
+
+/// What a slower NIC processor is slower at (`nic_cpu.speed_model`, host-path Q14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NicSpeedModel {
+    /// Its clock runs at `speed_fraction` of the host's: instructions, memory stalls and
+    /// register accesses all count in its own, longer cycles, as a Simics CPU pays the
+    /// stall cycles its timing models return.
+    Clock,
+    /// Only its instruction rate falls (CPI over the fraction); stalls keep host time.
+    InstructionRate,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

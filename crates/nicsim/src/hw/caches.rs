@@ -243,6 +243,15 @@ impl Caches {
         self.prefetch_below(p, (line + 1) * line_bytes, c);
     }
 
+    /// CPU `p`'s references that hit without a line access of their own: `fetches` in the
+    /// L1I, `loads` in the L1D, and `stores`, which the write-through L1D also passes to the L2.
+    pub fn word_hits(&mut self, p: usize, fetches: f64, loads: f64, stores: f64) {
+        self.l1i[p].word_hits(fetches, 0.0);
+        self.l1d[p].word_hits(loads, stores);
+        let l2 = self.l2_of(p);
+        self.l2[l2].word_hits(0.0, stores);
+    }
+
     /// A data read of the line holding `addr` by CPU `p`.
     pub fn read(&mut self, p: usize, addr: u64) -> Cost {
         let mut c = Cost {
@@ -366,4 +375,4 @@ impl Hasher for LineHasher {
 
 #[cfg(test)]
 #[path = "caches_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -123,7 +123,9 @@ impl Layout {
         for k in k0..k0 + distinct {
             add(cost, caches.fetch(p, base + (k % lines) * self.line));
         }
-        cost.cycles += (k1 - k0 - distinct) as f64 * caches.latencies().l1i_read_cycles;
+        let repeats = (k1 - k0 - distinct) as f64;
+        cost.cycles += repeats * caches.latencies().l1i_read_cycles;
+        caches.word_hits(p, repeats, 0.0, 0.0);
     }
 
     fn data(&self, caches: &mut Caches, p: usize, part: &Part, d: &JobData, cost: &mut Cost) {
@@ -167,6 +169,7 @@ impl Layout {
         if b <= a {
             // No bytes in this share (a checksum of a bare ACK): its references hit.
             cost.cycles += loads * hit_read + stores * hit_write;
+            caches.word_hits(p, 0.0, loads, stores);
             return;
         }
         let line = self.line;
@@ -186,7 +189,9 @@ impl Layout {
                     add(&mut lines_cost, c);
                     n += 1;
                 }
-                settle(cost, lines_cost, n, refs, hit);
+                let extra = settle(cost, lines_cost, n, refs, hit);
+                let (l, st) = if write { (0.0, extra) } else { (extra, 0.0) };
+                caches.word_hits(p, 0.0, l, st);
             };
         stream(&mut lines(src), false, loads, hit_read);
         if let Some(dst) = dst {
@@ -224,25 +229,77 @@ impl Layout {
         let lat = caches.latencies();
         let hit =
             (1.0 - s) * lat.l1d_read_cycles + s * (lat.l1d_write_cycles + lat.l2_write_cycles);
-        settle(cost, lines_cost, visit + stores, part.refs, hit);
+        let extra = settle(cost, lines_cost, visit + stores, part.refs, hit);
+        caches.word_hits(p, 0.0, (1.0 - s) * extra, s * extra);
     }
 }
 
 /// Adds `n` line accesses that cost `lines` to a part with `refs` references: the others
 /// hit at `hit` cycles each. A part never pays for more accesses than it has references
 /// (a 1-byte copy touches two lines with one reference): then the lines' cycles are scaled
-/// to its references, so the profile's counts stay authoritative.
-fn settle(cost: &mut Cost, lines: Cost, n: u64, refs: f64, hit: f64) {
+/// to its references, so the profile's counts stay authoritative. Returns the references
+/// that hit beyond the line accesses.
+fn settle(cost: &mut Cost, lines: Cost, n: u64, refs: f64, hit: f64) -> f64 {
     let n = n as f64;
     cost.bridge_transactions += lines.bridge_transactions;
-    cost.cycles += if refs >= n {
-        lines.cycles + (refs - n) * hit
+    if refs >= n {
+        cost.cycles += lines.cycles + (refs - n) * hit;
+        refs - n
     } else {
-        lines.cycles * refs / n
-    };
+        cost.cycles += lines.cycles * refs / n;
+        0.0
+    }
 }
 
 fn add(total: &mut Cost, c: Cost) {
     total.cycles += c.cycles;
     total.bridge_transactions += c.bridge_transactions;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Category;
+    use crate::hw::caches::tests::table_4_17;
+    use crate::hw::job::LockRef;
+
+    /// A copy out of 256 bytes in 64 word references (32 loads, 32 stores): the loads read
+    /// 4 lines, the stores write 4, and the other 24 loads and 24 stores hit, so per access
+    /// the L1D's rates are hits over all 32 loads and all 32 stores.
+    #[test]
+    fn per_access_hit_rates_count_every_load_and_store() {
+        let cfg =
+            crate::parse_config(include_str!("../../tests/fixtures/base-short.json")).unwrap();
+        let layout = Layout::new(&cfg.cache, &cfg.costs, 64, 64).unwrap();
+        let mut caches = Caches::new(table_4_17(false), 1).unwrap();
+        let part = Part {
+            cat: Category::Copy,
+            refs: 64.0,
+            cycles: 0.0,
+            touches: Touches::CopyOut,
+            stage: 0,
+            from: 0.0,
+            to: 1.0,
+            lock: LockRef::None,
+        };
+        let data = JobData {
+            buffer_bytes: 256,
+            ..JobData::default()
+        };
+        layout.price(&mut caches, 0, &part, &data);
+        let l1d = caches.stats(0)[1];
+        assert_eq!(
+            (l1d.read_hits, l1d.read_misses, l1d.read_word_hits),
+            (0, 4, 28)
+        );
+        assert_eq!(
+            (l1d.write_hits + l1d.write_misses, l1d.write_word_hits),
+            (4, 28)
+        );
+        let per_access = (l1d.read_hits + l1d.read_word_hits) as f64
+            / (l1d.read_hits + l1d.read_misses + l1d.read_word_hits) as f64;
+        assert_eq!(per_access, 28.0 / 32.0);
+        // The write-through L1D passes every store on: the L2 sees the 28 extra stores too.
+        assert_eq!(caches.stats(0)[2].write_word_hits, 28);
+    }
 }

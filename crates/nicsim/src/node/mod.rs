@@ -250,7 +250,7 @@ impl Node {
 fn processor(cfg: &Config, p: ProcName) -> Processor {
     let mut proc = Processor::new(
         p,
-        cfg.cpu.clock_hz,
+        derived::clock(cfg, p),
         derived::cpi(cfg, p),
         cfg.mem.batch_refs,
     );

@@ -308,9 +308,9 @@ macro_rules! cache_counters {
 
 /// Per-processor cache counters (mode B), nested as `cache.LEVEL.COUNT`.
 pub const CACHE_COUNTERS: &[ProcCounter] = cache_counters! {
-    0 "l1i": read_hits read_misses prefetches invalidations;
-    1 "l1d": read_hits read_misses write_hits write_misses prefetches invalidations;
-    2 "l2": read_hits read_misses write_hits write_misses writebacks prefetches invalidations;
+    0 "l1i": read_hits read_misses read_word_hits prefetches invalidations;
+    1 "l1d": read_hits read_misses write_hits write_misses read_word_hits write_word_hits prefetches invalidations;
+    2 "l2": read_hits read_misses write_hits write_misses write_word_hits writebacks prefetches invalidations;
 };
 
 /// Per-processor timer interrupts (with `sched.tick_hz` only).
