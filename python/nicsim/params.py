@@ -97,7 +97,7 @@ PARAMS: list[Param] = [
     P("nic.rx_coalesce_frames", "int", 1, "receive frames per interrupt", "[R] early 2.6 tg3", min=1, max=65536),
     P("nic.tx_coalesce_ps", "time", "150 us", "transmit-completion coalescing timer", "[R] tg3.h LOW_TXCOL_TICKS", min=0, max=1e+12),
     P("nic.tx_coalesce_frames", "int", 53, "transmit completions per interrupt", "[R] tg3.h LOW_TXMAX_FRAMES", min=1, max=65536),
-    P("nic.rx_notify", "choice", "napi", "receive notification: NAPI (interrupt, then poll) or one interrupt per event", "[S] NAPI in all runs", choices=("napi", "interrupt")),
+    P("nic.rx_notify", "choice", "napi", "receive notification: NAPI (interrupt, then poll; an accumulating offload or hybrid NIC stays masked from one interrupt until the protocol processor's poll has drained every burst, and bursts that land meanwhile raise none) or one interrupt per event (per flushed burst)", "[S] NAPI in all runs (Tables 4.5, 4.7); [I] the thesis's modified kernel kept NAPI's netif_rx_schedule, which masks the device until the poll, now on CPU_NIC, completes", choices=("napi", "interrupt")),
     P("nic.csum_offload", "bool", False, "the NIC computes and checks TCP/IP checksums (false: software checksum in rx_tcp, folded into the sender's copy)", "[N] Q23: not stated by the thesis; decided by the candidate comparison in docs/calibration.md"),
     P("nic.descriptor_bytes", "size", "16 B", "DMA descriptor size", "[R] tg3 tx buffer descriptor", min=0, max=4096),
     P("nic.status_block_bytes", "size", "80 B", "status block written after receive DMA", "[R] tg3 hardware status block", min=0, max=4096),

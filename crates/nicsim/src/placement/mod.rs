@@ -63,6 +63,10 @@ pub struct Roles {
     pub firmware: Option<usize>,
     /// CPU-NET: the host CPU that polls its devices' rings without end.
     pub poller: Option<usize>,
+    /// An accumulating NIC's interrupts stay masked from one interrupt until the protocol
+    /// processor's poll has drained every burst (NAPI, `nic.rx_notify = napi`); the bursts
+    /// that land meanwhile are taken by that poll, with no interrupt of their own.
+    pub burst_masking: bool,
 }
 
 /// The configuration's choices that refine a placement into roles: each is decided here and
@@ -151,6 +155,7 @@ impl Roles {
             kick: pol.kick,
             firmware,
             poller: None,
+            burst_masking: receive == Receive::RingAccumulate && napi,
         };
         if Some(r.comm) == nic || Some(r.app) == nic {
             return Err(

@@ -226,8 +226,13 @@ impl Node {
             }
             Receive::RingAccumulate => {
                 // One interrupt per flushed burst; the frames wait for the driver's netif_rx.
+                // Under NAPI a burst that lands while the device is masked waits for the
+                // protocol processor's poll instead.
                 self.devs[d].delivered.extend(frames);
-                self.raise_nic_irq(eng, d);
+                if !self.devs[d].nic.masked {
+                    self.raise_nic_irq(eng, d);
+                    self.devs[d].nic.masked = self.roles.burst_masking;
+                }
             }
         }
     }

@@ -147,7 +147,13 @@ impl Node {
                     _ => self.poll_devices(p),
                 },
             },
-            Receive::NetifRx | Receive::RingAccumulate => self.sq[p].backlog.pop_front(),
+            Receive::NetifRx => self.sq[p].backlog.pop_front(),
+            Receive::RingAccumulate => self.sq[p].backlog.pop_front().or_else(|| {
+                // Bursts that landed while the device was masked: the poll takes them.
+                let masked = self.roles.burst_masking;
+                let d = (0..self.devs.len()).find(|&d| masked && self.devs[d].protocol == p)?;
+                self.devs[d].delivered.pop_front()
+            }),
         }
     }
 
@@ -246,7 +252,8 @@ impl Node {
             let empty = self.piece(&c.poll_empty, 0, 1);
             return Some(self.softirq_work(p, Effect::None, &[empty]));
         }
-        if self.roles.receive == Receive::NapiPoll && !self.sq[p].poll_ending {
+        let napi = self.roles.receive == Receive::NapiPoll || self.roles.burst_masking;
+        if napi && !self.sq[p].poll_ending {
             self.sq[p].poll_ending = true;
             let end = self.piece(&c.rx_poll_end, 0, 1);
             return Some(self.softirq_work(p, Effect::PollEnd, &[end]));
@@ -424,8 +431,13 @@ impl Node {
             Effect::PollEnd => {
                 // The poll re-enables the interrupts of the devices it polled.
                 for d in 0..self.devs.len() {
-                    if self.devs[d].protocol == p && self.devs[d].nic.unmask() {
+                    if self.devs[d].protocol != p {
+                        continue;
+                    }
+                    let waiting = !self.devs[d].delivered.is_empty();
+                    if self.devs[d].nic.unmask() || waiting {
                         self.raise_nic_irq(eng, d);
+                        self.devs[d].nic.masked |= self.roles.burst_masking;
                     }
                 }
             }
