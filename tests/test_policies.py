@@ -56,3 +56,16 @@ def test_no_reschedule_ipi_to_a_cpu_whose_reader_is_running():
     # Only a reader asleep in recv is woken, and each wake-up sends at most one IPI: a reader
     # that is running (or already woken) takes the segments that arrive meanwhile without one.
     assert 0 < cpu0["ipi_per_s"] <= cpu1["wakeups_per_s"] + 1e-9
+
+
+def test_strict_alternation_leaves_the_receiver_waiting_while_the_load_thread_works():
+    from nicsim.hpc import run_hpcbench
+
+    run = lambda coupling: run_hpcbench("ortiz2008-onload", {"workload.hpcbench.coupling": coupling}, gamma=1.0, msg_size="256 KiB", duration="150 ms")["hpcbench"]
+    alt, queued = run("alternate"), run("queue")
+    cpu0 = lambda h: h["processors"]["node1.cpu0"]["utilisation"]
+    # A queue lets receiving and processing overlap on cpu0 until it saturates; alternation
+    # idles cpu0 while the receiver waits for data the load thread is not yet working on.
+    assert cpu0(queued) > 0.97
+    assert cpu0(alt) < cpu0(queued) - 0.05
+    assert alt["throughput_mbps"] < queued["throughput_mbps"]

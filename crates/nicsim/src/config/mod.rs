@@ -17,8 +17,8 @@ pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 pub use org::{Buffers, LoopbackInput, Org, Wakeup};
 pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX_HOST_CPUS};
 pub use workload::{
-    ClientThreads, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen, ServerThreads,
-    TrialAggregate, Web, WebMix, Workload, WorkloadKind,
+    ClientThreads, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen,
+    ServerThreads, TrialAggregate, Web, WebMix, Workload, WorkloadKind,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

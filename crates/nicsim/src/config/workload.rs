@@ -45,7 +45,20 @@ pub struct Hpcbench {
     /// Memory references per byte of the load thread's pass over the data.
     pub app_refs_per_byte: f64,
     pub queue_messages: u32,
+    pub coupling: HpcCoupling,
     pub nodelay: bool,
+}
+
+/// How Hpcbench's receiving process and its load thread share the received messages
+/// (`workload.hpcbench.coupling`, host-path §7.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HpcCoupling {
+    /// Strict alternation: the load thread processes the message just received, in the
+    /// receive buffer, while the receiver waits; the next receive starts when it is done.
+    Alternate,
+    /// The receiver reads on while up to `queue_messages` messages wait for the load thread.
+    Queue,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,11 +1,13 @@
 //! Hpcbench-style streaming with an application-load thread (host-path §7.3, §7.4): node0
-//! sends messages back to back; node1's receiving thread hands each message to a load thread
-//! through a bounded queue, and the load thread spends `a` cycles per byte on it. A full queue
-//! blocks the receiver, which backs up into the TCP window, so no data is lost however heavy
-//! the load. A monitor (like Hpcbench's sysmon) measures one window after a warm-up.
+//! sends messages back to back; node1's receiving thread hands each message to a load thread,
+//! which spends `a` cycles per byte on it. Under strict alternation (the thesis's modified
+//! Hpcbench) the receiver waits for the load thread before it reads again; under a queue it
+//! reads on until the queue is full. Either way a waiting receiver backs up into the TCP
+//! window, so no data is lost however heavy the load. A monitor (like Hpcbench's sysmon)
+//! measures one window after a warm-up.
 
 use super::{Flow, Pair, When, Workload};
-use crate::config::{Config, Hpcbench as Params};
+use crate::config::{Config, HpcCoupling, Hpcbench as Params};
 use crate::os::thread::{Op, BATCH};
 use crate::report::window_json;
 use crate::stats::{Snapshot, Window};
@@ -119,6 +121,18 @@ impl Workload for Hpcbench {
         match node {
             0 if tid == comm => pair.send(w, 0, m),
             1 if tid == comm && !self.load => pair.recv(w, 1, m),
+            1 if tid == comm && self.h.coupling == HpcCoupling::Alternate => {
+                // The message is handed over in the receive buffer; the receiver waits.
+                self.queue.push_back(m);
+                self.start_load(w);
+            }
+            1 if tid == self.load_thread && self.h.coupling == HpcCoupling::Alternate => {
+                let op = Op::Recv {
+                    conn: pair.conn[1],
+                    bytes: m,
+                };
+                w.hand_off(1, self.load_thread, comm, op);
+            }
             1 if tid == comm => {
                 if self.queue.len() < self.queue_cap {
                     self.queue.push_back(m);
