@@ -69,3 +69,15 @@ def test_strict_alternation_leaves_the_receiver_waiting_while_the_load_thread_wo
     assert cpu0(queued) > 0.97
     assert cpu0(alt) < cpu0(queued) - 0.05
     assert alt["throughput_mbps"] < queued["throughput_mbps"]
+
+
+def test_hybrid_web_requests_run_on_the_app_cpu_and_the_copies_on_cpu1():
+    sets = {"workload.web.users": 40, "workload.web.duration_ps": "40 ms", "workload.web.warmup_ps": "10 ms"}
+    run = lambda how: api.run("ortiz2008-hybrid", {**sets, "workload.kind": "web", "workload.web.app_work": how})
+    split, worker = run("app_cpu"), run("worker")
+    server = lambda out, cpu: out["processors"][f"node{len(out['processors']) // 3 - 1}.{cpu}"]
+    # Table 5.1: cpu0 runs the application (the request's processing), cpu1 the copies.
+    assert server(split, "cpu0")["busy"]["app"] > 0.01
+    assert server(split, "cpu0")["busy"]["copy"] == 0
+    assert server(split, "cpu1")["busy"]["copy"] > 0
+    assert server(worker, "cpu0")["utilisation"] < 0.01

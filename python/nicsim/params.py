@@ -249,6 +249,7 @@ PARAMS: list[Param] = [
     P("workload.netperf.udp_flood_bytes", "size", "1 KiB", "datagram size of the UDP flood", "[S] stacks.md §B.8: 512, 1024 and 4096 B", min=1, max=65507),
     P("workload.netperf.nodelay", "bool", False, "TCP_NODELAY on every connection", "[R] netperf sets it only with -D"),
     # web server (host-path §7.8; Q26 defaults)
+    P("workload.web.app_work", "choice", "app_cpu", "where the server's request processing runs: app_cpu (each worker, pinned to the placement's comm_thread processor for its reads and writes, hands the request to an application thread on the app processor and takes the response back) or worker (the worker processes it where it runs); differs only where app and comm_thread differ (hybrid)", "[S] Table 5.1, §5.7: in the hybrid CPU1 copies to the application's buffers and CPU0 runs only the application", choices=("app_cpu", "worker")),
     P("workload.web.users", "int", 100, "concurrent users, closed loop, spread round-robin over the client nodes", "[S] §7.8: 100 to 2,500 users", min=1, max=65535),
     P("workload.web.workers", "int", 256, "server worker threads blocking in accept() and reads", "[R] Apache 2.0 prefork MaxClients = 256", min=1, max=65535),
     P("workload.web.page_size_bytes", "size", "5 KiB", "response size (a static page)", "[S] §7.8: 5 KB and 300 KB pages", min=1, max=1073741824),

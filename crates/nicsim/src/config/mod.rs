@@ -18,7 +18,7 @@ pub use org::{Buffers, LoopbackInput, Org, Wakeup};
 pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX_HOST_CPUS};
 pub use workload::{
     ClientThreads, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen,
-    ServerThreads, TrialAggregate, Web, WebMix, Workload, WorkloadKind,
+    ServerThreads, TrialAggregate, Web, WebAppWork, WebMix, Workload, WorkloadKind,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -195,4 +195,17 @@ pub struct Web {
     pub duration_ps: Duration,
     pub warmup_ps: Duration,
     pub start_spread_ps: Duration,
+    pub app_work: WebAppWork,
+}
+
+/// Where the server's request processing runs (`workload.web.app_work`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebAppWork {
+    /// On the placement's `app` processor: each worker, pinned to `comm_thread` for its reads
+    /// and writes (the copies), hands the request to an application thread there and back
+    /// (hybrid, thesis Table 5.1: CPU1 copies, CPU0 runs the application).
+    AppCpu,
+    /// In the worker itself, wherever it runs.
+    Worker,
 }

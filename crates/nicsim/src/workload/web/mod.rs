@@ -17,7 +17,7 @@ mod requests;
 
 use super::netperf::percentile;
 use super::{Flow, Measured, When, Workload};
-use crate::config::{Config, Web as Params, WebMix};
+use crate::config::{Config, Web as Params, WebAppWork, WebMix};
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
@@ -69,6 +69,9 @@ enum Work {
 #[derive(Clone, Debug)]
 struct Worker {
     thread: usize,
+    /// Its application thread on the `app` processor (`workload.web.app_work = app_cpu` where
+    /// that differs from `comm_thread`'s), which processes its requests.
+    app: Option<usize>,
     conn: ConnId,
     work: Work,
 }
@@ -250,7 +253,8 @@ impl Web {
         Ok(())
     }
 
-    fn worker_done(&mut self, w: &mut World, k: usize) {
+    /// Worker `k`'s thread `tid` (the worker, or its application thread) finished a step.
+    fn worker_done(&mut self, w: &mut World, k: usize, tid: usize) {
         let persistent = self.persistent();
         let server = w.server();
         let wk = &mut self.workers[k];
@@ -298,7 +302,12 @@ impl Web {
         };
         wk.work = next;
         let thread = wk.thread;
-        w.start_op(server, thread, op);
+        match wk.app {
+            // The request goes to the application thread, and the response back to the worker.
+            Some(a) if next == Work::Process => w.hand_off(server, thread, a, op),
+            Some(a) if tid == a => w.hand_off(server, a, thread, op),
+            _ => w.start_op(server, thread, op),
+        }
     }
 }
 
@@ -317,11 +326,21 @@ impl Workload for Web {
             }
             v[t] = i;
         };
+        let roles = w.nodes[server].roles;
+        let app_cpu = self.p.app_work == WebAppWork::AppCpu && roles.app != roles.comm;
         for k in 0..self.p.workers as usize {
-            let thread = w.spawn(server, w.nodes[server].roles.comm, INTERACTIVE)?;
+            let thread = w.spawn(server, roles.comm, INTERACTIVE)?;
             index(&mut self.by_thread, server, thread, k);
+            let app = if app_cpu {
+                let a = w.spawn(server, roles.app, INTERACTIVE)?;
+                index(&mut self.by_thread, server, a, k);
+                Some(a)
+            } else {
+                None
+            };
             self.workers.push(Worker {
                 thread,
+                app,
                 conn: 0,
                 work: Work::Accept,
             });
@@ -380,7 +399,7 @@ impl Workload for Web {
             return Ok(Flow::Continue);
         };
         if node == w.server() {
-            self.worker_done(w, i);
+            self.worker_done(w, i, tid);
         } else {
             self.user_done(w, i)?;
         }
