@@ -138,7 +138,7 @@ def select(rows: list[SuiteRow], only: str | None) -> list[SuiteRow]:
     for p in pats:
         hit = [r for r in rows if r.experiment == p or r.id == p or r.id.startswith(p + ".") or (p[-1] in "._" and r.id.startswith(p))]
         if not hit:
-            exps = sorted({r.experiment for r in rows}, key=lambda e: (len(e), e))
+            exps = sorted({r.experiment for r in rows}, key=lambda e: (e[0] != "E", int(e[1:]) if e[1:].isdigit() else 0))
             raise ConfigError(f"--only: {p!r} matches no row; experiments: {', '.join(exps)} (or a row-id prefix such as E4.x1)")
         out += [r for r in hit if r not in out]
     return [r for r in rows if r in out]

@@ -19,6 +19,12 @@ table{border-collapse:collapse;font-size:.8em}td,th{padding:2px 6px;border-botto
 td.l,th.l{text-align:left}.fail{color:#b00}.pass{color:#070}"""
 
 
+# The x axis of each figure, by the figure name's first words.
+XLABELS = {"E1": "message size (B)", "E2": "message size (B)", "E7": "message size (B)", "E4": "Offload x (NIC memory access, cycles)",
+           "E5": "NIC processor speed (fraction of the host's)", "E8 alpha": "α = Y/X (1 / NIC speed fraction)", "E10": "γ",
+           "E14": "γ", "E12 l1d": "message size (B)", "E12 l2": "message size (B)", "E16": "concurrent users"}
+
+
 def check_out_dir(path: str) -> Path:
     """The report directory, created and tested for writing before any simulation runs."""
     out = Path(path)
@@ -62,6 +68,7 @@ def draw(name: str, series: dict[str, list[tuple]], unit: str, path: Path) -> No
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     numeric = all(isinstance(p[0], float) for pts in series.values() for p in pts)
     labels: list[str] = []
+    used: set[str] = set()
     for pts in series.values():
         for p in pts:
             if p[3] not in labels:
@@ -70,7 +77,9 @@ def draw(name: str, series: dict[str, list[tuple]], unit: str, path: Path) -> No
         pts = sorted(pts, key=lambda p: p[0]) if numeric else pts
         xs = [p[0] if numeric else labels.index(p[3]) for p in pts]
         c = colour(s.split()[-1] if s.split() else s)
-        ax.plot(xs, [p[1] for p in pts], marker="o", color=c if c != "#7f7f7f" else None, label=f"{s} (model)")
+        ls = "--" if c in used else "-"  # a second series of one placement (e.g. L1D 32 KB) is dashed
+        used.add(c)
+        ax.plot(xs, [p[1] for p in pts], marker="o", ls=ls, color=c if c != "#7f7f7f" else None, label=f"{s} (model)")
         ref = [(x, p[2]) for x, p in zip(xs, pts) if p[2] is not None]
         if ref:
             ax.scatter([a for a, _ in ref], [b for _, b in ref], marker="x", s=60, color="black", zorder=5,
@@ -82,6 +91,7 @@ def draw(name: str, series: dict[str, list[tuple]], unit: str, path: Path) -> No
     if not numeric:
         ax.set_xticks(range(len(labels)), labels)
     ax.set_title(name)
+    ax.set_xlabel(next((v for k, v in XLABELS.items() if k.split()[0] == name.split()[0] and name.startswith(k)), ""))
     ax.set_ylabel(unit)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="best")
