@@ -142,3 +142,15 @@ def test_plain_validate_is_unchanged_by_the_suite_options(capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(["validate", "--only", "E5"])
     assert e.value.code == 2 and "--suite" in capsys.readouterr().err
+
+
+def test_docs_list_every_row_and_the_json_keys():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    text = docs.joinpath("validation.md").read_text().split("## The ortiz2008 suite", 1)[1]
+    missing = [r.id for r in catalogue() if f"| `{r.id}` |" not in text]
+    assert not missing, f"docs/validation.md does not list: {missing[:5]}"
+    out = docs.joinpath("output.md").read_text().split("## `nicsim validate --suite ortiz2008 --json`", 1)[1]
+    for key in ("held_out_unchecked", "rows[].role", "rows[].passed", "rows[].experiment"):
+        assert f"`{key}" in out

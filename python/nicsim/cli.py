@@ -133,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("study", choices=("laws",), help="the study to run: laws")
     sub.add_parser("sweep", help="design-space sweep into a result store (see nicsim sweep --help)")
     sub.add_parser("report", help="HTML, PNG and SVG report of a result store")
-    v = sub.add_parser("validate", help="the model against the base targets T1-T5 and training rows P1-P3, or a table of your own")
+    v = sub.add_parser("validate", help="the model against the base targets T1-T5 and training rows P1-P3, a table of your own, or (--suite ortiz2008) every thesis experiment")
     v.add_argument("--reference", help="TOML or CSV of rows: preset, command, metric, value, tolerance (docs/validation.md)")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter in every run (repeatable)")
     v.add_argument("--json", action="store_true", help="print one JSON document")
