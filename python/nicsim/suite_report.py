@@ -141,13 +141,12 @@ def write_report(doc: dict[str, Any], out: Path) -> Path:
     parts = [f"<h1>nicsim validate --suite {html.escape(doc['suite'])}</h1>",
              f"<p>{doc['passed']} of {doc['checked']} rows with a reference pass; {doc['held_out_unchecked']} held-out rows have no reference. "
              f"{doc['runs']} runs in {doc['wall_s']:.1f} s. Rows and how to read them: docs/validation.md.</p>"]
-    shown = set()
+    # An experiment's figures follow the last of its tables.
+    last = {rows[0]["experiment"]: title for title, rows in groups.items()}
     for title, rows in groups.items():
-        exp = rows[0]["experiment"]
         parts.append(f"<h2>{html.escape(title)}</h2>{_html_table(rows)}")
-        if exp not in shown:
-            parts += by_exp.get(exp, [])
-            shown.add(exp)
+        if last[rows[0]["experiment"]] == title:
+            parts += by_exp.get(rows[0]["experiment"], [])
     page = out / "index.html"
     page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>nicsim suite {html.escape(doc['suite'])}</title>"
                     f"<style>{_CSS}</style></head><body>{''.join(parts)}</body></html>")
