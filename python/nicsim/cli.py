@@ -133,10 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("study", choices=("laws",), help="the study to run: laws")
     sub.add_parser("sweep", help="design-space sweep into a result store (see nicsim sweep --help)")
     sub.add_parser("report", help="HTML, PNG and SVG report of a result store")
-    v = sub.add_parser("validate", help="the model against the base targets T1-T5 and training rows P1-P3, or a table of your own")
+    v = sub.add_parser("validate", help="the model against the base targets T1-T5 and training rows P1-P3, a table of your own, or (--suite ortiz2008) every thesis experiment")
     v.add_argument("--reference", help="TOML or CSV of rows: preset, command, metric, value, tolerance (docs/validation.md)")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter in every run (repeatable)")
     v.add_argument("--json", action="store_true", help="print one JSON document")
+    v.add_argument("--suite", help="run every experiment of a thesis nicsim can run, in its table layout: ortiz2008 (docs/validation.md)")
+    v.add_argument("--only", help="with --suite: comma-separated experiment ids (E5) or row-id prefixes (E4.x1)")
+    v.add_argument("--report", metavar="DIR", help="with --suite: write index.html and PNG plots of the model's curves into DIR")
     c = sub.add_parser("calibrate", help="fit the four category scales to T1-T5 and P1-P3, or the zabaljauregui placeholders to test A (docs/calibration.md)")
     c.add_argument("--family", choices=("ortiz2008", "zabaljauregui"), default="ortiz2008",
                    help="ortiz2008: the profile's category scales; zabaljauregui: test A's fitted placeholders")
@@ -511,7 +514,7 @@ def cmd_calibrate(args) -> int:
 
         return main(write_values=args.write, check=args.check)
     if args.check:
-        return cmd_validate(argparse.Namespace(reference=None, set=[], json=False))
+        return cmd_validate(argparse.Namespace(reference=None, set=[], json=False, suite=None, only=None, report=None))
     return main_calibrate(write=args.write, candidates=args.candidates)
 
 
@@ -520,6 +523,12 @@ def cmd_validate(args) -> int:
     from . import validation
     from .config import parse_set
 
+    if args.suite:
+        from .suite_report import main_suite
+
+        return main_suite(args)
+    if args.only or args.report:
+        raise ConfigError("validate: --only and --report go with --suite (e.g. --suite ortiz2008)")
     rows = validation.load_reference(args.reference) if args.reference else validation.BUILTIN
     results = validation.validate(rows, parse_set(args.set))
     if args.json:
