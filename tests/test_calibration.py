@@ -29,16 +29,19 @@ def test_onload_cpu0_runs_a_subset_of_offloads_cpu0_work():
     between them cannot come from work onload's cpu0 is spared."""
     from nicsim.hpc import run_hpcbench
 
-    def stages(preset):
-        r = run_hpcbench(preset, None, gamma=0.0, msg_size="256 KiB", duration="0.2 s")
+    def stages(preset, sets=None):
+        r = run_hpcbench(preset, sets, gamma=0.0, msg_size="256 KiB", duration="0.2 s")
         cpu0 = r["hpcbench"]["processors"]["node1.cpu0"]
         return {k for k, v in cpu0["busy_by_stage"].items() if v > 0}, cpu0
 
     onload, _ = stages("ortiz2008-onload")
-    offload, off_cpu0 = stages("ortiz2008-offload")
+    offload, _ = stages("ortiz2008-offload")
     assert {"rx_copy", "rx_syscall", "context_switch"} <= onload
     assert onload <= offload
-    assert {"irq_entry", "rx_hardirq", "irq_exit"} <= offload - onload
+    # Under NAPI (the default) the saturated NIC processor's poll rarely drains, so cpu0 takes
+    # few NIC interrupts; with one per flushed burst they are all on top of onload's work.
+    per_burst, off_cpu0 = stages("ortiz2008-offload", {"nic.rx_notify": "interrupt"})
+    assert {"irq_entry", "rx_hardirq", "irq_exit"} <= per_burst - onload
     assert off_cpu0["nic_irq_per_s"] > 0
 
 

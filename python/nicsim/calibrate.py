@@ -119,13 +119,17 @@ def fit(structural: dict[str, str], start: dict[str, float], max_evals: int = 25
     return scales, measure(scales, structural), evals
 
 
-def write_scales(scales: dict[str, float]) -> None:
+def write_scales(scales: dict[str, float]) -> str:
+    """Writes the scales into the profile of the package being run, and returns its path: run
+    from the source tree (`PYTHONPATH=python`) to change the repository's profile, not an
+    installed copy's."""
     path = resources.files("nicsim").joinpath("profiles", "ortiz2008.toml")
     text = path.read_text()
     for k, v in scales.items():
         text = re.sub(rf"(?m)^{k} = [0-9.]+$", f"{k} = {v}", text, count=1)
     with open(str(path), "w") as f:
         f.write(text)
+    return str(path)
 
 
 def record(name: str, scales: dict[str, float], results: list[dict], evals: int) -> dict:
@@ -146,7 +150,7 @@ def main_calibrate(write: bool, candidates: bool = False) -> int:
         return 0
     scales, res, evals = fit({}, current_scales())
     if write:
-        write_scales(scales)
+        print(f"# scales written to {write_scales(scales)}")
     print(table(res))
     print(json.dumps(record("default", scales, res, evals), indent=1))
     return 0 if all(r["passed"] for r in res) else 1
