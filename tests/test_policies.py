@@ -45,7 +45,7 @@ def test_device_interrupts_ipis_and_ticks_are_counted_apart():
     pt = _stream("ortiz2008-offload", **{"sched.tick_hz": 250})
     cpu0 = pt["processors"]["node1.cpu0"]
     assert cpu0["irq_per_s"] == pytest.approx(cpu0["nic_irq_per_s"] + cpu0["ipi_per_s"])
-    assert cpu0["timer_irq_per_s"] == pytest.approx(250, rel=0.05)
+    assert cpu0["timer_irq_per_s"] == pytest.approx(250, rel=0.1)
     # The NIC processor's reschedule IPIs reach cpu0 as IPIs, not as device interrupts.
     assert cpu0["ipi_per_s"] > cpu0["nic_irq_per_s"]
 
