@@ -14,7 +14,7 @@ mod workload;
 pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
-pub use org::{Buffers, LoopbackInput, Org, Wakeup};
+pub use org::{Buffers, LoopbackInput, Org, SocketLock, Wakeup};
 pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX_HOST_CPUS};
 pub use workload::{
     ClientThreads, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen,

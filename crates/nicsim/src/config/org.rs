@@ -29,6 +29,21 @@ pub struct Org {
     pub tcp_in_library: bool,
     /// Which CPU takes a loopback segment's input.
     pub loopback_input: LoopbackInput,
+    /// How long a send or receive call holds its socket's spinlock (with `smp.spinlocks`).
+    pub socket_lock: SocketLock,
+}
+
+/// The socket spinlock's hold time (`org.socket_lock`, stacks.md §B.7's Socket class).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SocketLock {
+    /// Only around TCP input (`bh_lock_sock`): Linux's call marks the socket owned
+    /// (`lock_sock`) and input meanwhile goes to the backlog instead of spinning.
+    Input,
+    /// Also across each send or receive call's work, copies included: AIX's BSD sockets hold
+    /// the socket lock over `sosend`/`soreceive` and their `uiomove`, so input on another CPU
+    /// spins until the call's copy is done.
+    Call,
 }
 
 /// Where loopback input runs on an SMP.

@@ -127,6 +127,10 @@ pub struct Job {
     pub then: Then,
     /// What its pieces touch.
     pub data: JobData,
+    /// A lock held from the job's first chunk to its end, around its pieces' own locks (a
+    /// socket lock held across a whole call); `holding` once taken.
+    pub hold: LockRef,
+    pub holding: bool,
 }
 
 impl Job {
@@ -137,7 +141,15 @@ impl Job {
             idx: 0,
             then,
             data: JobData::default(),
+            hold: LockRef::None,
+            holding: false,
         }
+    }
+
+    /// Holds `lock` across the whole job.
+    pub fn holding(mut self, lock: LockRef) -> Self {
+        self.hold = lock;
+        self
     }
 
     #[inline(always)]
@@ -212,11 +224,16 @@ impl Job {
     }
 
     /// The piece the next chunk starts with, if it has not started yet and takes a lock.
-    pub fn lock_to_take(&self) -> Option<LockRef> {
+    /// The lock to take before the next chunk: the job's held lock first, then the next
+    /// piece's own; true for the held one.
+    pub fn lock_to_take(&self) -> Option<(LockRef, bool)> {
+        if self.hold != LockRef::None && !self.holding {
+            return Some((self.hold, true));
+        }
         let p = self.pieces[self.idx as usize..self.len as usize]
             .iter()
             .find(|p| !p.is_empty())?;
-        (p.lock != LockRef::None && p.done == 0).then_some(p.lock)
+        (p.lock != LockRef::None && p.done == 0).then_some((p.lock, false))
     }
 
     pub(super) fn current(&mut self) -> Option<&mut Piece> {

@@ -33,7 +33,7 @@ impl Node {
                 return;
             }
             // An empty job completes at once.
-            let then = self.finished(p);
+            let then = self.finished(p, eng.now());
             self.complete(eng, wire, p, then);
         }
     }
@@ -164,15 +164,12 @@ impl Node {
     /// Prices the next chunk of the running job and schedules its end; false if the job is done.
     pub(crate) fn start_chunk(&mut self, eng: &mut Engine<Ev>, p: usize) -> bool {
         let now = eng.now();
-        let next = if self.cfg.smp.spinlocks {
-            self.procs[p]
+        while self.cfg.smp.spinlocks {
+            let next = self.procs[p]
                 .running
                 .as_ref()
-                .and_then(|(_, j)| j.lock_to_take())
-        } else {
-            None
-        };
-        if let Some(lock) = next {
+                .and_then(|(_, j)| j.lock_to_take());
+            let Some((lock, held)) = next else { break };
             if let Some(until) = self.take_lock(p, lock, now) {
                 {
                     // Spin (busy, interruptible) until the holder releases, then try again.
@@ -191,6 +188,10 @@ impl Node {
                     return true;
                 }
             }
+            if !held {
+                break;
+            }
+            self.procs[p].running.as_mut().unwrap().1.holding = true;
         }
         if !self.procs[p].cut_chunk() {
             return false;
@@ -253,19 +254,19 @@ impl Node {
         if self.start_chunk(eng, p) {
             return;
         }
-        let then = self.finished(p);
+        let then = self.finished(p, eng.now());
         self.complete(eng, wire, p, then);
         self.dispatch(eng, wire, p);
     }
 
-    /// The running job on `p` is done: clears it in place and returns what follows.
-    fn finished(&mut self, p: usize) -> Then {
-        let then = self.procs[p]
-            .running
-            .as_ref()
-            .expect("a running job")
-            .1
-            .then;
+    /// The running job on `p` is done at `now`: releases a lock it held throughout, clears it
+    /// in place and returns what follows.
+    fn finished(&mut self, p: usize, now: Time) -> Then {
+        let job = &self.procs[p].running.as_ref().expect("a running job").1;
+        let (then, hold, data) = (job.then, job.holding.then_some(job.hold), job.data);
+        if let Some(lock) = hold {
+            self.release_lock(p, lock, &data, now);
+        }
         self.procs[p].running = None;
         then
     }

@@ -2,8 +2,8 @@
 //! send and receive calls with their copies, application work), and what it changes when done.
 
 use super::thread::{Op, Wait};
-use crate::config::{Category, TxOutput};
-use crate::hw::cpu::{Job, JobData, Piece, Then, Touches};
+use crate::config::{Category, SocketLock, TxOutput};
+use crate::hw::cpu::{Job, JobData, LockRef, Piece, Then, Touches};
 use crate::node::effect::Effect;
 use crate::node::Node;
 use crate::stack::buffers;
@@ -151,7 +151,8 @@ impl Node {
         };
         let alloc = self.piece(&c.skb_alloc, 0, bufs);
         let pieces = [copy, fold, alloc, bell, drv, ring, hdrv, hring];
-        Some(self.thread_work(tid, effect, &pieces).with_data(data))
+        let job = self.thread_work(tid, effect, &pieces).with_data(data);
+        Some(job.holding(self.call_lock()))
     }
 
     /// recv(): what has arrived, up to what is still wanted, is copied out; at the end of the
@@ -186,7 +187,17 @@ impl Node {
         let [drv, ring] = self.command_if_owned(conn);
         let pieces = [copy, free, bell, drv, ring];
         let effect = Effect::Read { conn, bytes: avail };
-        Some(self.thread_work(tid, effect, &pieces).with_data(data))
+        let job = self.thread_work(tid, effect, &pieces).with_data(data);
+        Some(job.holding(self.call_lock()))
+    }
+
+    /// The lock a send or receive call holds throughout: its socket's, where the organisation
+    /// holds it across the call (`org.socket_lock = call`) on an SMP kernel.
+    fn call_lock(&self) -> LockRef {
+        match (self.cfg.smp.spinlocks, self.cfg.org.socket_lock) {
+            (true, SocketLock::Call) => LockRef::Socket,
+            _ => LockRef::None,
+        }
     }
 
     /// Application work on a received message.
