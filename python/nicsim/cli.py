@@ -140,12 +140,18 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--suite", help="run every experiment of a thesis nicsim can run, in its table layout: ortiz2008 (docs/validation.md)")
     v.add_argument("--only", help="with --suite: comma-separated experiment ids (E5) or row-id prefixes (E4.x1)")
     v.add_argument("--report", metavar="DIR", help="with --suite: write index.html and PNG plots of the model's curves into DIR")
+    v.add_argument("--config", metavar="FILE", help="a configuration (e.g. from calibrate --out) whose overrides apply to every row")
     c = sub.add_parser("calibrate", help="fit the four category scales to T1-T5 and P1-P3, or the zabaljauregui placeholders to test A (docs/calibration.md)")
     c.add_argument("--family", choices=("ortiz2008", "zabaljauregui"), default="ortiz2008",
                    help="ortiz2008: the profile's category scales; zabaljauregui: test A's fitted placeholders")
     c.add_argument("--write", action="store_true", help="write the fitted scales into the profile")
     c.add_argument("--check", action="store_true", help="only evaluate the current profile (same as nicsim validate)")
     c.add_argument("--candidates", action="store_true", help="fit every structural candidate and report each one's residuals")
+    c.add_argument("--reference", metavar="FILE", help="fit to your own reference rows instead (with --fit, --train, --out; docs/validation.md)")
+    c.add_argument("--fit", metavar="KEY[,KEY...]", help="with --reference: the numeric keys to fit, e.g. costs.scale.copy,costs.scale.tcpip")
+    c.add_argument("--train", metavar="ID[,ID...]", help="with --reference: the training rows (default: rows whose role is training)")
+    c.add_argument("--out", metavar="CONFIG.toml", help="with --reference: write the fitted values as a configuration extending the rows' preset")
+    c.add_argument("--json", action="store_true", help="with --reference: print one JSON document")
     return ap
 
 
@@ -509,12 +515,16 @@ def cmd_gamma_sweep(args) -> int:
 def cmd_calibrate(args) -> int:
     from .calibrate import main_calibrate
 
+    if args.reference or args.fit or args.train or args.out:
+        from .reffit import main_reference
+
+        return main_reference(args)
     if args.family == "zabaljauregui":
         from .calibrate_testa import main
 
         return main(write_values=args.write, check=args.check)
     if args.check:
-        return cmd_validate(argparse.Namespace(reference=None, set=[], json=False, suite=None, only=None, report=None))
+        return cmd_validate(argparse.Namespace(reference=None, set=[], json=False, suite=None, only=None, report=None, config=None))
     return main_calibrate(write=args.write, candidates=args.candidates)
 
 
@@ -526,11 +536,16 @@ def cmd_validate(args) -> int:
     if args.suite:
         from .suite_report import main_suite
 
+        if args.config:
+            raise ConfigError("validate: --config goes with --reference or the built-in rows; the suite takes --set")
+
         return main_suite(args)
     if args.only or args.report:
         raise ConfigError("validate: --only and --report go with --suite (e.g. --suite ortiz2008)")
+    from .reffit import config_sets
+
     rows = validation.load_reference(args.reference) if args.reference else validation.BUILTIN
-    results = validation.validate(rows, parse_set(args.set))
+    results = validation.validate(rows, {**config_sets(args.config), **parse_set(args.set)})
     if args.json:
         print(_dumps({"rows": results, "passed": sum(r["passed"] for r in results), "total": len(results)}))
     else:

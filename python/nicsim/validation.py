@@ -11,6 +11,10 @@ by every row that needs it):
   load; metrics `NODE.PROC` (utilisation over the window, e.g. `node1.cpu0`) and `mbps`.
 - `profile`: streaming into node1; metric `category_order` (copy > TCP/IP > OS > driver of
   `node1.cpu0`'s busy time).
+- `netperf`: netperf's `test` (TCP_STREAM, TCP_RR, ...) at `msg_size` on the preset, a name or
+  a TOML file of the host's overrides; metrics `throughput_mbps`, `transactions_per_s`,
+  `cpu_util` (the server's host CPUs, mean) and `share.CATEGORY` (that category's part of the
+  server's busy cycles: `share.copy`, `share.tcpip`, `share.os`, `share.driver`).
 
 Tolerances: `10%` (relative), `0.10` (absolute), `230:315` (a band; the value may be empty),
 `>=0.9` or `<=x` (one-sided), `order` (for `category_order`, and for `latency_us` rows whose
@@ -30,14 +34,16 @@ from .config import resolve
 from .errors import ConfigError
 from .hpc import base_of, run_hpcbench
 
-COMMANDS = ("pingpong", "curve", "stream", "hpcbench", "profile")
+COMMANDS = ("pingpong", "curve", "stream", "hpcbench", "profile", "netperf")
 METRICS = {
     "pingpong": ("latency_us",),
     "curve": ("saturation_bytes",),
     "stream": ("peak_mbps", "peak_netpipe_mbps", "gain"),
     "hpcbench": ("mbps", "NODE.PROC"),
     "profile": ("category_order",),
+    "netperf": ("throughput_mbps", "transactions_per_s", "cpu_util", "share.CATEGORY"),
 }
+ROLES = ("training", "held-out", "user")
 CATEGORIES = ("copy", "tcpip", "os", "driver")
 
 
@@ -49,8 +55,11 @@ class Row:
     metric: str
     value: float | None
     tolerance: str
-    role: str = "check"  # target | training | check | user
+    role: str = "check"  # target | training | held-out | check | user
     source: str = ""
+    # netperf rows: the test and its message size (netperf -m / -r).
+    test: str = ""
+    msg_size: str = ""
 
 
 # calibration.md §3 (T1–T5) and its §1.1 training rows P1–P3 (issue: placement fidelity).
@@ -96,6 +105,29 @@ class Measurer:
             else:
                 self.cache[key] = api.run(resolve(preset, {**sets, **_RUNS[command]}))
         return self.cache[key]
+
+    def netperf(self, row: Row) -> float:
+        """A netperf row's figure, from one run per (preset, test, size)."""
+        key = (row.preset, f"netperf {row.test} {row.msg_size}")
+        if key not in self.cache:
+            from .netperf import netperf_sets, run_netperf
+
+            sets = netperf_sets(dict(self.sets), test=row.test or None, msg_size=row.msg_size or None)
+            self.cache[key] = run_netperf(row.preset, sets)
+        out, metric = self.cache[key], row.metric
+        block = out["netperf"]
+        if metric in ("throughput_mbps", "transactions_per_s"):
+            if metric not in block["aggregate"]:
+                raise ConfigError(f"row {row.id}: {block['test']} reports {', '.join(block['aggregate'])}, not {metric}")
+            return block["aggregate"][metric]
+        procs = {k: v for k, v in out["processors"].items() if k.startswith(block["server"] + ".cpu")}
+        if metric == "cpu_util":
+            return sum(v["utilisation"] for v in procs.values()) / len(procs)
+        if metric.startswith("share.") and metric[6:] in CATEGORIES:
+            busy = [sum(v["busy"][c] for v in procs.values()) for c in CATEGORIES]
+            return busy[CATEGORIES.index(metric[6:])] / sum(busy) if sum(busy) else 0.0
+        raise ConfigError(f"row {row.id}: metric {metric!r} is not defined for netperf; allowed: throughput_mbps, transactions_per_s, cpu_util, "
+                          + ", ".join(f"share.{c}" for c in CATEGORIES))
 
     def metric(self, preset: str, command: str, metric: str) -> float | dict:
         r = self.run(preset, command)
@@ -151,6 +183,8 @@ def check_row(row: Row, m: Measurer) -> dict[str, Any]:
     band = parse_tolerance(row.tolerance, row.value)
     out: dict[str, Any] = {"id": row.id, "preset": row.preset, "command": row.command, "metric": row.metric,
                            "reference": row.value, "tolerance": row.tolerance, "role": row.role, "source": row.source}
+    if row.command == "netperf":
+        out.update(test=row.test, msg_size=row.msg_size)
     if band == "order" and row.metric == "category_order":
         shares = m.metric(row.preset, row.command, row.metric)
         vals = [shares[c] for c in CATEGORIES]
@@ -161,7 +195,7 @@ def check_row(row: Row, m: Measurer) -> dict[str, Any]:
         vals = [m.metric(p, row.command, row.metric) for p in presets]
         out.update(model=dict(zip(presets, vals)), error=None, passed=bool(all(a < b for a, b in zip(vals, vals[1:]))))
         return out
-    x = m.metric(row.preset, row.command, row.metric)
+    x = m.netperf(row) if row.command == "netperf" else m.metric(row.preset, row.command, row.metric)
     lo, hi = band
     err = None
     if x is not None and row.value:
@@ -172,7 +206,8 @@ def check_row(row: Row, m: Measurer) -> dict[str, Any]:
 
 def load_reference(path: str) -> list[Row]:
     """A user's table of figures: TOML (`[[row]]` tables) or CSV with the columns
-    preset, command, metric, value, tolerance (and optional id, source)."""
+    preset, command, metric, value, tolerance (and optional id, source, role; netperf rows
+    add test and msg_size)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"--reference: {path!r} is not a file")
@@ -201,7 +236,16 @@ def load_reference(path: str) -> list[Row]:
             raise ConfigError(f"--reference: row {i}: value {raw!r} is not a number") from None
         if value is not None and not math.isfinite(value):
             raise ConfigError(f"--reference: row {i}: value {raw!r} must be finite")
-        row = Row(str(r.get("id") or f"row{i}"), str(r["preset"]).strip(), cmd, str(r["metric"]).strip(), value, str(r["tolerance"]), "user", str(r.get("source", "")))
+        role = str(r.get("role") or "user").strip()
+        if role not in ROLES:
+            raise ConfigError(f"--reference: row {i}: role {role!r} is not one of {', '.join(ROLES)}")
+        if cmd == "netperf":
+            from .netperf import TESTS
+
+            if str(r.get("test") or "").strip() not in TESTS:
+                raise ConfigError(f"--reference: row {i}: test {r.get('test')!r}: a netperf row needs one of {', '.join(TESTS)}")
+        row = Row(str(r.get("id") or f"row{i}"), str(r["preset"]).strip(), cmd, str(r["metric"]).strip(), value, str(r["tolerance"]), role,
+                  str(r.get("source") or ""), str(r.get("test") or "").strip(), str(r.get("msg_size") or "").strip())
         parse_tolerance(row.tolerance, row.value)
         rows.append(row)
     return rows
