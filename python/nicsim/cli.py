@@ -133,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("study", choices=("laws",), help="the study to run: laws")
     sub.add_parser("sweep", help="design-space sweep into a result store (see nicsim sweep --help)")
     sub.add_parser("report", help="HTML, PNG and SVG report of a result store")
+    sub.add_parser("probe", help="measure this host with netperf or iperf3 over loopback (and veth as root) into a reference file (see nicsim probe --help)")
     v = sub.add_parser("validate", help="the model against the base targets T1-T5 and training rows P1-P3, a table of your own, or (--suite ortiz2008) every thesis experiment")
     v.add_argument("--reference", help="TOML or CSV of rows: preset, command, metric, value, tolerance (docs/validation.md)")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter in every run (repeatable)")
@@ -191,6 +192,10 @@ def _dispatch(argv: list[str]) -> int:
         from .sweep.cli import main_sweep
 
         return main_sweep(argv)
+    if argv[:1] == ["probe"]:
+        from .probe import main_probe
+
+        return main_probe(argv[1:])
     args = build_parser().parse_args(argv)
     return COMMANDS[args.cmd](args)
 

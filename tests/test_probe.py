@@ -1,0 +1,71 @@
+"""nicsim probe (issue 36 item 3): parsing of recorded tool outputs, /proc/stat's CPU load,
+nicsim's own request/response client over a real loopback socket, and clear refusals."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nicsim import probe
+from nicsim.errors import ConfigError
+
+FIX = Path(__file__).parent / "fixtures" / "probe"
+
+
+def test_iperf3_json_recorded_on_loopback_gives_the_receivers_rate():
+    # Recorded here: iperf3 3.12, -c 127.0.0.1 -t 1 -l 65536 -J.
+    mbps = probe.parse_iperf3((FIX / "iperf3_tcp_stream_64KiB.json").read_text())
+    assert mbps == pytest.approx(21094.317678138256, rel=1e-9)
+    with pytest.raises(ConfigError, match="iperf3 failed: unable to connect"):
+        probe.parse_iperf3('{"error": "unable to connect to server"}')
+    with pytest.raises(ConfigError, match="could not be read"):
+        probe.parse_iperf3("not json")
+
+
+def test_netperf_omni_output_gives_throughput_or_transactions():
+    # The format `netperf -P 0 -- -o THROUGHPUT,THROUGHPUT_UNITS` prints (netperf's omni output).
+    assert probe.parse_netperf((FIX / "netperf_omni_tcp_stream.txt").read_text()) == 27654.67
+    assert probe.parse_netperf((FIX / "netperf_omni_tcp_rr.txt").read_text()) == 45012.30
+    with pytest.raises(ConfigError, match="no THROUGHPUT"):
+        probe.parse_netperf("establish control: are you sure there is a netserver listening?")
+
+
+def test_proc_stat_busy_excludes_idle_and_iowait():
+    busy, total = probe.cpu_times((FIX / "proc_stat.txt").read_text())
+    fields = [980102, 635, 143628, 1283901, 4446, 0, 23870, 7404]
+    assert total == sum(fields)
+    assert busy == total - 1283901 - 4446
+
+
+def test_own_request_response_client_counts_real_transactions():
+    tps, util = probe.own_rr(64, 0.3)
+    assert tps > 100
+    assert 0.0 <= util <= 1.0
+
+
+def test_rows_carry_the_median_and_the_spread_as_tolerance():
+    runs = [(100.0, 0.5, "iperf3"), (110.0, 0.6, "iperf3"), (90.0, 0.55, "iperf3")]
+    rows = probe._rows("lo", "TCP_STREAM", 65536, runs, "modern-x86-loopback")
+    tp, cpu = rows
+    assert tp["value"] == "100" and tp["tolerance"] == "20%" and tp["metric"] == "throughput_mbps"
+    assert cpu["value"] == "0.55" and cpu["tolerance"] == "18%"
+    assert tp["preset"] == "modern-x86-loopback" and tp["test"] == "TCP_STREAM" and tp["msg_size"] == "65536 B"
+
+
+def test_written_rows_are_a_reference_file_validate_reads(tmp_path):
+    from nicsim.validation import load_reference
+
+    rows = probe._rows("lo", "TCP_RR", 1, [(20000.0, 0.6, "nicsim-rr (Python)")], "modern-x86-loopback")
+    out = tmp_path / "mine.csv"
+    probe.write_rows(rows, str(out))
+    ref = load_reference(str(out))
+    assert [(r.test, r.metric, r.value) for r in ref] == [("TCP_RR", "transactions_per_s", 20000.0), ("TCP_RR", "cpu_util", 0.6)]
+
+
+def test_probe_refuses_in_one_line_without_netperf_or_iperf3(tmp_path):
+    env = {**os.environ, "PATH": str(tmp_path)}
+    p = subprocess.run([sys.executable, "-m", "nicsim", "probe", "--out", str(tmp_path / "x.csv")], capture_output=True, text=True, env=env)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "neither netperf nor iperf3" in p.stderr and "apt install iperf3" in p.stderr
+    assert not (tmp_path / "x.csv").exists()
