@@ -46,3 +46,15 @@ def test_bench_suite_reports_every_scenario_from_the_cores_own_counts():
         assert x["events_per_kib"] > 0 and x["throughput_mbps"] > 0
     # Jumbo frames move the same bytes with fewer frames: fewer events per KiB.
     assert rows["modern-10g-jumbo-tcp-stream"]["events_per_kib"] < rows["modern-10g-tcp-stream"]["events_per_kib"]
+
+
+def test_loopback_at_its_mtu_of_65536_sends_64_kib_segments():
+    from nicsim import api, physics, resolve
+
+    r = resolve("modern-x86-loopback", {"workload.netperf.msg_bytes": "1 MiB", "workload.netperf.duration_ps": "50 ms",
+                                        "workload.netperf.warmup_ps": "10 ms"})
+    mss = physics.derived(r)["mss_bytes"]
+    assert 65_000 < mss < 65_536
+    node = api.run(r)["nodes"]["node1"]
+    # Each 1 MiB send leaves as 16 full segments and a short one: almost every segment is 64 KiB.
+    assert node["app_bytes_sent"] / node["data_segments_sent"] > 0.9 * mss

@@ -152,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fit", metavar="KEY[,KEY...]", help="with --reference: the numeric keys to fit, e.g. costs.scale.copy,costs.scale.tcpip")
     c.add_argument("--train", metavar="ID[,ID...]", help="with --reference: the training rows (default: rows whose role is training)")
     c.add_argument("--out", metavar="CONFIG.toml", help="with --reference: write the fitted values as a configuration extending the rows' preset")
+    c.add_argument("--config", metavar="FILE", help="with --reference: a configuration (your host's overrides) applied to every row before the fit, and kept in --out")
     c.add_argument("--json", action="store_true", help="with --reference: print one JSON document")
     return ap
 

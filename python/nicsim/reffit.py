@@ -95,15 +95,15 @@ def fit(rows: list[Row], keys: list[str], train: list[str] | None, sets: dict[st
     res = minimize(f, x0, method="Nelder-Mead", options={"xatol": 0.002, "fatol": 1e-4, "maxfev": max_evals, "initial_simplex": simplex})
     values = {k: float(f"{v:.6g}") for k, v in zip(keys, np.exp(res.x))}
     trained, held = measure(values, training), measure(values, held_out)
-    return {"keys": keys, "start": start, "values": values, "objective": round(objective(trained), 6), "evaluations": evals,
+    return {"keys": keys, "start": start, "values": values, "base": base, "objective": round(objective(trained), 6), "evaluations": evals,
             "optimiser": "Nelder-Mead over log values, initial step 0.2", "preset": training[0].preset,
             "training": trained, "held_out": held, "residuals": residuals(trained)}
 
 
 def write_config(result: dict[str, Any], out: str, reference: str) -> None:
     """The fitted values as a configuration extending the rows' preset, with the fit's record."""
-    tables: dict[str, dict[str, float]] = {}
-    for k, v in result["values"].items():
+    tables: dict[str, dict[str, Any]] = {}
+    for k, v in {**result.get("base", {}), **result["values"]}.items():
         table, _, leaf = k.rpartition(".")
         tables.setdefault(table, {})[leaf] = v
     lines = [f"# Fitted by nicsim calibrate --reference {reference} --fit {','.join(result['keys'])}",
@@ -112,12 +112,20 @@ def write_config(result: dict[str, Any], out: str, reference: str) -> None:
              f'preset = "{result["preset"]}"', ""]
     for table, kv in tables.items():
         lines.append(f"[{table}]")
-        lines += [f"{leaf} = {v!r}" for leaf, v in kv.items()]
+        lines += [f"{leaf} = {_toml(v)}" for leaf, v in kv.items()]
         lines.append("")
     try:
         Path(out).write_text("\n".join(lines))
     except OSError as e:
         raise ConfigError(f"--out: {out!r} cannot be written: {e.strerror}") from None
+
+
+def _toml(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    return '"' + str(v).replace('\\', '\\\\').replace('"', '\\"') + '"'
 
 
 def report(result: dict[str, Any]) -> str:
@@ -151,7 +159,7 @@ def main_reference(args) -> int:
     rows = load_reference(args.reference)
     keys = [k.strip() for k in args.fit.split(",") if k.strip()]
     train = [t.strip() for t in args.train.split(",") if t.strip()] if args.train else None
-    result = fit(rows, keys, train)
+    result = fit(rows, keys, train, config_sets(args.config))
     if args.out:
         write_config(result, args.out, args.reference)
     print(json.dumps(result, indent=1, default=str) if args.json else report(result))
