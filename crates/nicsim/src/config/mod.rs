@@ -273,6 +273,17 @@ pub struct Tcp {
     pub timers: TcpTimers,
     /// When the receiver acknowledges: Linux's quick and delayed ACKs, or BSD's.
     pub ack_policy: AckPolicy,
+    pub congestion: Congestion,
+}
+
+/// The sender's congestion avoidance (`tcp.congestion`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Congestion {
+    /// Reno's additive increase and halving, with NewReno recovery (RFC 5681, 6582).
+    Newreno,
+    /// CUBIC (RFC 9438): Linux's default since 2.6.19.
+    Cubic,
 }
 
 /// The receiver's acknowledgement rule (`tcp.ack_policy`, selected by the organisation).

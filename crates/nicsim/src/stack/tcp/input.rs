@@ -53,7 +53,7 @@ impl Tcp {
                 }
                 // A partial ACK: the next hole is lost too (NewReno, RFC 6582).
                 Some(_) => self.retx_next = Some(self.snd_una),
-                None => self.grow_cwnd(acked),
+                None => self.grow_cwnd(now, acked),
             }
             self.dupacks = 0;
             self.backoff = 0;
@@ -89,7 +89,7 @@ impl Tcp {
             && (self.dupacks == self.dupack_threshold || self.sack_head_lost())
         {
             self.stats.fast_retransmits += 1;
-            self.ssthresh = ((self.snd_max - self.snd_una) / 2).max(2 * mss);
+            self.ssthresh = self.loss_ssthresh(self.snd_max - self.snd_una);
             self.sack_recovery = self.sacked_bytes > 0;
             self.cwnd = if self.sack_recovery {
                 self.ssthresh
@@ -102,11 +102,27 @@ impl Tcp {
         }
     }
 
+    /// The slow-start threshold after a loss with `flight` bytes outstanding: half of it
+    /// (Reno), or β of the window (CUBIC, which remembers the window for its growth).
+    pub(super) fn loss_ssthresh(&mut self, flight: u64) -> u64 {
+        let mss = self.mss as u64;
+        match self.cubic.as_mut() {
+            Some(c) => {
+                ((c.on_loss(self.cwnd as f64 / mss as f64) * mss as f64) as u64).max(2 * mss)
+            }
+            None => (flight / 2).max(2 * mss),
+        }
+    }
+
     /// Slow start with Appropriate Byte Counting (L = 2 MSS), then congestion avoidance.
-    pub(super) fn grow_cwnd(&mut self, acked: u64) {
+    pub(super) fn grow_cwnd(&mut self, now: Time, acked: u64) {
         let mss = self.mss as u64;
         if self.cwnd < self.ssthresh {
             self.cwnd += acked.min(2 * mss);
+        } else if let Some(c) = self.cubic.as_mut() {
+            let (m, rtt) = (mss as f64, self.srtt.unwrap_or(0.0));
+            let w = c.on_ack(now, rtt, self.cwnd as f64 / m, acked as f64 / m);
+            self.cwnd = ((w * m) as u64).max(self.cwnd);
         } else {
             self.abc_acked += acked;
             if self.abc_acked >= self.cwnd {

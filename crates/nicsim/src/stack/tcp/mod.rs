@@ -8,7 +8,7 @@
 //! quick ACKs with `rcv_mss` estimation and the `tcp_cleanup_rbuf` window-update rule, Nagle
 //! and TCP_NODELAY, an out-of-order queue at the receiver, fast retransmit with NewReno
 //! recovery (one segment per duplicate-ACK signal or partial ACK), and retransmission timeout
-//! with go-back-N. With `tcp.sack` (`sack.rs`): the receiver's SACK blocks (RFC 2018, at most
+//! with go-back-N; Reno's or CUBIC's congestion avoidance (`cubic.rs`). With `tcp.sack` (`sack.rs`): the receiver's SACK blocks (RFC 2018, at most
 //! three, beside the timestamp option) and, once the peer's ACKs carry blocks, a sender
 //! scoreboard with RFC 6675 loss recovery (IsLost, pipe, NextSeg). Both ends share one
 //! configuration, so the handshake's SACK-permitted negotiation is implicit.
@@ -19,10 +19,11 @@
 //! handshake, FIN, TIME_WAIT) are in `lifecycle.rs`; `Tcp::new` starts established, as the
 //! two-host benchmarks' connections are (they open before anything is measured).
 
-use crate::config::{AckPolicy, BufferSemantics, Tcp as TcpCfg, TimerTicks};
+use crate::config::{AckPolicy, BufferSemantics, Congestion, Tcp as TcpCfg, TimerTicks};
 use crate::units::{Duration, Time};
 use std::collections::{BTreeMap, VecDeque};
 
+mod cubic;
 mod input;
 mod lifecycle;
 mod output;
@@ -201,6 +202,8 @@ pub struct Tcp {
     pub cwnd: u64,
     ssthresh: u64,
     abc_acked: u64,
+    /// CUBIC's state (`tcp.congestion = cubic`); None: Reno's increase and halving.
+    cubic: Option<cubic::Cubic>,
     peer_wnd: u64,
     /// Largest window the peer has offered, for sender-side silly-window avoidance.
     max_peer_wnd: u64,
@@ -313,6 +316,7 @@ impl Tcp {
             cwnd: cfg.initial_window_segments as u64 * mss as u64,
             ssthresh: u64::MAX / 4,
             abc_acked: 0,
+            cubic: (cfg.congestion == Congestion::Cubic).then(cubic::Cubic::default),
             peer_wnd: 0,
             max_peer_wnd: 0,
             dupacks: 0,

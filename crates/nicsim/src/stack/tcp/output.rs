@@ -207,7 +207,7 @@ impl Tcp {
         }
         self.stats.rto_expiries += 1;
         let mss = self.mss as u64;
-        self.ssthresh = (self.in_flight() / 2).max(2 * mss);
+        self.ssthresh = self.loss_ssthresh(self.in_flight());
         self.cwnd = mss;
         self.abc_acked = 0;
         self.recover = None;

@@ -35,6 +35,7 @@ pub(super) mod tests_support {
             ephemeral_ports: 28233,
             timers: crate::config::TcpTimers::Precise,
             ack_policy: crate::config::AckPolicy::Linux,
+            congestion: crate::config::Congestion::Newreno,
         }
     }
 }
