@@ -81,3 +81,11 @@ def test_hybrid_web_requests_run_on_the_app_cpu_and_the_copies_on_cpu1():
     assert server(split, "cpu0")["busy"]["copy"] == 0
     assert server(split, "cpu1")["busy"]["copy"] > 0
     assert server(worker, "cpu0")["utilisation"] < 0.01
+
+
+def test_a_cross_cpu_wake_latency_lengthens_only_cross_cpu_wake_ups():
+    lat = lambda preset, w: api.run(preset, {**PING, "sched.wake_latency_ps": w})["points"][0]["latency_us"]
+    # Onload's reader on cpu0 is woken from cpu1 once per one-way trip: 10 µs more each.
+    assert lat("ortiz2008-onload", "10 us") - lat("ortiz2008-onload", "0 s") == pytest.approx(10.0, abs=0.5)
+    # Base wakes its reader on its own CPU: no IPI, no change.
+    assert lat("ortiz2008-base", "10 us") == lat("ortiz2008-base", "0 s")

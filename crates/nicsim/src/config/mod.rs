@@ -364,6 +364,9 @@ pub struct Sched {
     pub ksoftirqd: Ksoftirqd,
     /// Softirq passes (`__do_softirq` restarts, one budget each) before ksoftirqd takes over.
     pub softirq_restarts: u32,
+    /// Delivery time a cross-CPU wake-up's reschedule IPI adds to the APIC's (a virtualised
+    /// host's IPI exits to the hypervisor).
+    pub wake_latency_ps: Duration,
 }
 
 /// Who runs softirq work left over after its budget (stacks.md §A.3).

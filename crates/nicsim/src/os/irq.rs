@@ -15,7 +15,10 @@ impl Node {
     /// The sender pays `notify_cost` in a job of its own; this is the flight and delivery.
     pub(crate) fn notify(&mut self, eng: &mut Engine<Ev>, to: usize, notice: Notice) {
         self.stats.ipis_sent += 1;
-        let lat = self.apic.notice_latency(self.proc_id(to), &self.io);
+        let mut lat = self.apic.notice_latency(self.proc_id(to), &self.io);
+        if notice == Notice::Reschedule {
+            lat += self.cfg.sched.wake_latency_ps;
+        }
         eng.after(
             lat,
             Ev::Irq {
