@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from .errors import ConfigError, SimulationError
+from .errors import ConfigError, SimulationError, Terminated, terminate_on_sigterm
 
 CATS = ("copy", "tcpip", "driver", "os", "app", "conn")
 
@@ -159,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
+    terminate_on_sigterm()
     try:
         sys.exit(_dispatch(argv))
     except ConfigError as e:
@@ -173,6 +174,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("nicsim: interrupted", file=sys.stderr)
         sys.exit(130)
+    except Terminated:
+        print("nicsim: terminated (SIGTERM)", file=sys.stderr)
+        sys.exit(143)
     except BrokenPipeError:
         # The reader went away (`nicsim params | head`): stop quietly, as Unix tools do.
         sys.stdout = open(os.devnull, "w")

@@ -14,3 +14,18 @@ class SimulationError(RuntimeError):
     def __init__(self, message: str, partial: dict | None = None):
         super().__init__(message)
         self.partial = partial
+
+
+class Terminated(BaseException):
+    """SIGTERM (what timeout, systemd and SLURM send) arrived: stopped like Ctrl-C. A
+    BaseException, as KeyboardInterrupt is, so nothing that catches Exception swallows it."""
+
+
+def terminate_on_sigterm() -> None:
+    """Turns SIGTERM into `Terminated` in the main thread, so the usual clean-up runs."""
+    import signal
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, handler)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import ConfigError
+from ..errors import ConfigError, Terminated
 
 EPILOG = """VALUES: a list 100MHz,200MHz (';' separates values that hold commas), a linear range
 START:STOP:STEP (0:3.5:0.25, stop included), or a log range log:START:STOP:N (log:1KiB:1MiB:11).
@@ -64,6 +64,9 @@ def main_sweep(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print(f"nicsim {cmd}: interrupted; finished points are stored, run the same command again to resume", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"nicsim {cmd}: terminated (SIGTERM); finished points are stored, run the same command again to resume", file=sys.stderr)
+        return 143
     except OSError as e:  # unwritable store or output directory, unreachable scheduler
         print(f"nicsim {cmd}: {e}", file=sys.stderr)
         return 2

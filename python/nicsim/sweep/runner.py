@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
+from .parentdeath import PARENT_ENV, die_with_parent
 from .worker import run_point
 
 OnDone = Callable[[Any, dict, int], None]
@@ -38,7 +39,8 @@ def _context():
     # they start fast and never inherit the parent's threads (the progress bar, Dask).
     if sys.platform.startswith("linux"):
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["nicsim.sweep.worker", "nicsim.api"])
+        os.environ[PARENT_ENV] = str(os.getpid())
+        ctx.set_forkserver_preload(["nicsim.sweep.forkserver_preload", "nicsim.sweep.worker", "nicsim.api"])
         return ctx
     return mp.get_context("spawn")  # pragma: no cover
 
@@ -75,7 +77,7 @@ def _run_local(points: list, workers: int, on_done: OnDone, retries: int) -> Non
     suspects: list = []
     window = 2 * workers
     while queue:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent)
         inflight: dict = {}
         broken = False
         try:
@@ -136,7 +138,7 @@ def _run_alone(p, ctx, on_done: OnDone, retries: int) -> None:
     attempts = 1  # the run that broke the shared pool
     while True:
         attempts += 1
-        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as solo:
+        with ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=die_with_parent) as solo:
             try:
                 rec = solo.submit(run_point, p.task()).result()
             except BrokenProcessPool as e:
