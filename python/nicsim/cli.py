@@ -9,6 +9,7 @@ import sys
 import time
 
 from .errors import ConfigError, SimulationError, Terminated, terminate_on_sigterm
+from .paths import plot_file
 
 CATS = ("copy", "tcpip", "driver", "os", "app", "conn")
 
@@ -225,6 +226,7 @@ def cmd_netpipe(args) -> int:
     if getattr(args, "max_size", None):
         sets["workload.netpipe.max_bytes"] = args.max_size
     sets.setdefault("workload.kind", "netpipe")
+    plot_file(getattr(args, "plot", None))
     t = time.perf_counter()
     out = api.run(args.config, sets)
     wall = time.perf_counter() - t
@@ -506,6 +508,7 @@ def cmd_handoff(args) -> int:
 def cmd_gamma_sweep(args) -> int:
     from .hpc import gamma_sweep, parse_grid
 
+    plot_file(args.plot)
     out = gamma_sweep(args.config, _sets(args), gammas=parse_grid(args.gammas, "--gammas"), msg_sizes=args.msg_size or ["2 Mbit", "8 Kbit"], duration=args.duration)
     if args.json:
         print(_dumps(out))
@@ -519,6 +522,7 @@ def cmd_gamma_sweep(args) -> int:
         from .plot import plot_gamma
 
         plot_gamma(out, args.plot)
+        print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
 

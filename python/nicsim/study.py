@@ -95,8 +95,10 @@ def study(config, sets, msg_size, gammas, duration) -> dict:
 def main_study(argv: list[str]) -> int:
     from .config import parse_set
     from .hpc import parse_grid
+    from .paths import plot_file
 
     a = parser().parse_args(argv)
+    plot_file(a.plot)
     res = study(a.config, parse_set(a.set), a.msg_size, parse_grid(a.gammas, "--gammas"), a.duration)
     sweep = res.pop("_sweep")
     fit = res.pop("_fit", None)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..errors import ConfigError, Terminated
+from ..paths import output_dir, store_file
 
 EPILOG = """VALUES: a list 100MHz,200MHz (';' separates values that hold commas), a linear range
 START:STOP:STEP (0:3.5:0.25, stop included), or a log range log:START:STOP:N (log:1KiB:1MiB:11).
@@ -96,6 +97,7 @@ def _sweep(args) -> int:
             raise ConfigError(f"--grid {g!r}: {k} is already swept by another --grid")
         grid[k] = v
     sets = parse_set(args.set)
+    store_file(args.out)
     if args.dask is not None and args.dask != "local":
         try:
             import distributed  # noqa: F401
@@ -122,6 +124,7 @@ def _sweep(args) -> int:
 def _report(args) -> int:
     from .report import write_report
 
+    output_dir(args.out)
     path = write_report(args.store, args.out)
     print(f"report: {path}")
     return 0
