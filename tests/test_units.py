@@ -48,3 +48,29 @@ def test_a_bare_integer_string_is_in_base_units():
     assert units.parse_size("1500") == 1500
     assert units.parse_time("5000") == 5000
     assert units.parse_rate("1000000000") == 10**9
+
+
+@pytest.mark.parametrize("text, bps", [
+    ("10 Gbit/s", 10_000_000_000), ("10 Gbits/s", 10_000_000_000), ("1.25 GBps", 10_000_000_000),
+    ("1 GiB/s", 8 * 2**30), ("100 Mibit/s", 100 * 2**20), ("10 Kbps", 10_000), ("10 Kibit/s", 10 * 1024),
+])
+def test_the_rate_spellings_people_type(text, bps):
+    assert units.parse_rate(text) == bps
+
+
+def test_tebibytes_and_both_micro_signs():
+    assert units.parse_size("1 TiB") == 2**40
+    assert units.parse_time("5 μs") == units.parse_time("5 µs") == 5_000_000  # Greek mu, micro sign
+
+
+@pytest.mark.parametrize("key, value, says", [
+    ("costs.scale.copy", "nan", "not a finite number"),
+    ("costs.scale.copy", "1e300", "between 0 and 1000"),
+    ("costs.rx_copy.i_byte", "inf", "not a finite number"),
+    ("costs.rx_copy.i_byte", "-1", "between 0 and"),
+])
+def test_cost_values_are_finite_and_in_range(key, value, says):
+    from nicsim import ConfigError, resolve
+
+    with pytest.raises(ConfigError, match=f"{key}: '{value}' .*{says}"):
+        resolve("ortiz2008-base", {key: value})

@@ -270,7 +270,7 @@ def _costs(profile: str, over: dict[str, Any]) -> dict:
     for key, raw in over.items():
         parts = key.split(".")
         if len(parts) == 3 and parts[1] == "scale" and parts[2] in scale:
-            scale[parts[2]] = _number(key, raw, 0)
+            scale[parts[2]] = _number(key, raw, 0, SCALE_MAX)
         elif len(parts) == 3 and parts[1] in stages and parts[2] in COST_FIELDS:
             if parts[2] == "category":
                 if raw not in CATEGORIES:
@@ -293,13 +293,21 @@ def _costs(profile: str, over: dict[str, Any]) -> dict:
     return {"scale": scale, "stages": stages}
 
 
-def _number(key: str, raw: Any, lo: float) -> float:
+# A cost field or scale beyond these is a typo, not a machine: 10^9 instructions is a second
+# of a 1 GHz CPU per packet or byte, and a scale of 1000 a thousand times the profile.
+COST_MAX = 1e9
+SCALE_MAX = 1000.0
+
+
+def _number(key: str, raw: Any, lo: float, hi: float = COST_MAX) -> float:
     try:
         v = float(raw)
     except (TypeError, ValueError):
         raise ConfigError(f"{key}: {raw!r} is not a number") from None
-    if v < lo:
-        raise ConfigError(f"{key}: {raw!r} must be at least {lo}")
+    if not math.isfinite(v):
+        raise ConfigError(f"{key}: {raw!r} is not a finite number")
+    if not lo <= v <= hi:
+        raise ConfigError(f"{key}: {raw!r} must be between {lo:g} and {hi:g}")
     return v
 
 

@@ -12,8 +12,9 @@ import math
 import re
 
 SI = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
-IEC = {"": 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
-TIME_PS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12}
+IEC = {"": 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+# µs is the micro sign (U+00B5), μs the Greek mu (U+03BC): people type both.
+TIME_PS = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "μs": 10**6, "ms": 10**9, "s": 10**12}
 
 _NUM = r"\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*"
 
@@ -58,13 +59,19 @@ def _parse(v, what: str, scale_of, base: str, example: str) -> int:
 def _size_scale(unit: str, v) -> int | None:
     if unit in ("kB", "KB", "MB", "GB", "mB"):
         raise UnitError(f"{v!r}: sizes take IEC prefixes (KiB, MiB, GiB); write e.g. '64 KiB'")
-    m = re.fullmatch(r"(Ki|Mi|Gi|)B", unit)
+    m = re.fullmatch(r"(Ki|Mi|Gi|Ti|)B", unit)
     return IEC[m.group(1)] if m else None
 
 
 def _rate_scale(unit: str, _v) -> int | None:
-    m = re.fullmatch(r"([kMGT]?)(bps|b/s|B/s)", unit)
-    return SI[m.group(1)] * (8 if m.group(2) == "B/s" else 1) if m else None
+    """Bits or bytes per second with an SI (k, M, G, T; K for k) or IEC (Ki, Mi, Gi, Ti)
+    prefix: '10 Gbps', '10 Gb/s', '10 Gbit/s', '1.25 GB/s', '1 GiB/s', '100 Mibit/s'."""
+    m = re.fullmatch(r"(?:([kKMGT])(i?))?(bps|b/s|bit/s|bits/s|Bps|B/s)", unit)
+    if not m:
+        return None
+    prefix, iec, per = (m.group(1) or "").replace("K", "k"), m.group(2), m.group(3)
+    scale = IEC[prefix.upper() + "i"] if iec else SI[prefix]
+    return scale * (8 if per in ("Bps", "B/s") else 1)
 
 
 def _freq_scale(unit: str, _v) -> int | None:

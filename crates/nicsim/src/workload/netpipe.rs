@@ -151,8 +151,15 @@ impl NetPipe {
     /// Starts `reps` transfers of `size` bytes.
     fn begin(&mut self, w: &mut World, mode: NetpipeMode, size: u64, reps: u64) {
         let t0 = w.eng.now();
-        // A hundred times NetPIPE's own stop time.
-        let limit = Duration(self.np.stop_ps.0.saturating_mul(100));
+        // A hundred times NetPIPE's own stop time, or ten times the requested window when that
+        // is longer (a point's repetitions are sized to fill the window).
+        let limit = Duration(
+            self.np
+                .stop_ps
+                .0
+                .saturating_mul(100)
+                .max(self.np.target_ps.0.saturating_mul(10)),
+        );
         let size = size.max(1);
         self.xfer = Transfer {
             mode,
@@ -269,7 +276,7 @@ impl Workload for NetPipe {
     fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
         let x = &self.xfer;
         Err(format!(
-            "a {}-byte transfer made no progress for {:.0} s simulated; {}",
+            "a {}-byte transfer made no progress for {:.0} s simulated (the watchdog: 100 x workload.netpipe.stop_ps or 10 x target_ps); its connections: {}",
             x.size,
             (x.give_up - x.t0).as_secs_f64(),
             Self::tcp_states(w)
