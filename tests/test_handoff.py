@@ -130,3 +130,16 @@ def test_a_name_applies_to_any_base_configuration():
     assert out["handoff"]["name"] == "W-16-P-L-FCFS-400"
     assert out["config"]["nic_cpu"]["speed_fraction"] == pytest.approx(1.0)  # 400 MIPS on the 400 MHz host
     assert out["handoff"]["connections"]["handoffs"] > 0
+
+
+def test_frames_the_slow_nic_drops_on_their_way_out_count_for_their_own_direction():
+    """At 100 MIPS the handoff NIC's host queue overflows with the server's responses: each is
+    a drop of what the server sent (before the fix they were charged to the clients' direction
+    and the run aborted with dropped > sent)."""
+    out = run_handoff("W-1024-N-N-FCFS-100")
+    cons = out["conservation"]
+    out_of_server = [v for k, v in cons.items() if k.startswith("node4_to_") and v["sent_bytes"]]
+    assert out_of_server and all(v["dropped_bytes"] > 0 for v in out_of_server)
+    for v in cons.values():
+        assert v["sent_bytes"] == v["delivered_bytes"] + v["in_flight_bytes"] + v["dropped_bytes"]
+        assert v["dropped_bytes"] <= v["sent_bytes"]

@@ -150,7 +150,9 @@ impl Node {
                 for f in frames {
                     let h = hnic(&mut self.devs);
                     if h.enqueue(Class::Host, at, Task::ForwardTx(f)).is_err() {
-                        self.stats.count_drop(&f.hdr);
+                        // This node's own frame, lost on its way out: a drop of what it sent,
+                        // not of what it received (conservation counts it for its direction).
+                        self.stats.count_tx_drop(&f.hdr);
                     }
                 }
                 self.kick_fw(eng, wire);
