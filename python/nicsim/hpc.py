@@ -125,6 +125,8 @@ def laws_quantities(r: Resolved, res: dict, o: float | None) -> dict[str, Any]:
 def _hpc_sets(source, sets: dict, msg_size, duration, a_cycles_per_bit: float | None) -> dict:
     """Hpcbench settings; `a_cycles_per_bit` is the load's total work, so the instructions
     are what remains after the expected stalls of its memory pass (realised γ ≈ nominal)."""
+    if sets.get("workload.kind", "hpcbench") != "hpcbench":
+        raise ConfigError(f"workload.kind = {sets['workload.kind']!r}: this command runs Hpcbench; leave the key out, or use nicsim run")
     out = {**sets, "workload.kind": "hpcbench"}
     if msg_size is not None:
         out["workload.hpcbench.message_bytes"] = str(parse_msg_size(msg_size)) if not isinstance(msg_size, int) else msg_size

@@ -24,6 +24,8 @@ def netperf_sets(sets: list[str] | dict | None, test=None, connections=None, cli
                  duration=None, warmup=None, seed=None) -> dict[str, Any]:
     """The parameters the command's options stand for, over `--set` overrides."""
     s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
+    if s.get("workload.kind", "netperf") != "netperf":
+        raise ConfigError(f"workload.kind = {s['workload.kind']!r}: this command runs netperf; leave the key out, or use nicsim run")
     s["workload.kind"] = "netperf"
     if test is not None:
         if test not in TESTS:

@@ -31,6 +31,8 @@ def _split(text: str) -> tuple[float, str]:
 
 
 def _integral(value: float, text: str, what: str) -> int:
+    if not math.isfinite(value):
+        raise UnitError(f"{text!r} is not a finite number of {what}")
     r = round(value)
     if not math.isclose(value, r, rel_tol=1e-9, abs_tol=1e-9):
         raise UnitError(f"{text!r} is not a whole number of {what}")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import parse_set
+from .config import parse_set, parse_value
+from .params import BY_KEY
 from .errors import ConfigError
 from .netperf import _at, replicate
 
@@ -24,6 +25,8 @@ def web_sets(sets, users=None, page_size=None, mix=None, trace=None, think=None,
              seed=None, clients=None, keep_alive=False) -> dict[str, Any]:
     """The parameters the command's options stand for, over `--set` overrides."""
     s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
+    if s.get("workload.kind", "web") != "web":
+        raise ConfigError(f"workload.kind = {s['workload.kind']!r}: this command runs the web workload; leave the key out, or use nicsim run")
     s["workload.kind"] = "web"
     if trace is not None:
         s["workload.web.trace_file"] = trace
@@ -38,7 +41,7 @@ def web_sets(sets, users=None, page_size=None, mix=None, trace=None, think=None,
     # Enough client nodes that they are not the bottleneck (issue 14), on the base placement
     # (host-path §7.8 Q26): the server alone carries the placement under study.
     s.setdefault("topology.clients", clients or CLIENTS)
-    if int(s["topology.clients"]) > 1:
+    if parse_value(BY_KEY["topology.clients"], s["topology.clients"]) > 1:
         s.setdefault("switch.present", True)
     s.setdefault("placement.sender", "base")
     for key, v in (("page_size_bytes", page_size), ("think_ps", think), ("duration_ps", duration), ("warmup_ps", warmup)):
