@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--plot", help="write the throughput and latency plot to this file")
     nf = sub.add_parser("netperf", help="netperf TCP_STREAM, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR over many connections and clients")
     _common(nf)
-    nf.add_argument("--test", default="TCP_STREAM", help="TCP_STREAM (default), TCP_RR, TCP_CRR (a new connection per transaction), UDP_STREAM or UDP_RR")
+    nf.add_argument("--test", help="TCP_STREAM (the default, or the configuration's workload.netperf.test), TCP_RR, TCP_CRR (a new connection per transaction), UDP_STREAM or UDP_RR")
     nf.add_argument("--connections", type=int, help="concurrent connections, spread round-robin over the clients (default 1)")
     nf.add_argument("--clients", type=int, help="client nodes (default the preset's); more than one puts a switch between the nodes (switch.present) unless each has a server NIC of its own (topology.server_nics)")
     nf.add_argument("--msg-size", help="send size (TCP_STREAM) or request/response size (TCP_RR, TCP_CRR), e.g. '1 MiB'")
