@@ -9,7 +9,7 @@ import sys
 import time
 
 from .errors import ConfigError, SimulationError, Terminated, terminate_on_sigterm
-from .paths import plot_file
+from .paths import output_dir, plot_file
 
 CATS = ("copy", "tcpip", "driver", "os", "app", "conn")
 
@@ -418,18 +418,10 @@ def cmd_bench(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from pathlib import Path
-
     from . import api
     from .plot import plot_netpipe
 
-    out_dir = Path(args.out)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ConfigError(f"--out: {args.out} is a file; give a directory (it is created if missing)")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ConfigError(f"--out: cannot create {args.out}: {e.strerror}") from None
+    out_dir = output_dir(args.out, create=True)
     extra = {"workload.netpipe.target_ps": "200 ms"} if args.quick else {}
     results = {}
     for mode in ("pingpong", "stream"):

@@ -51,13 +51,20 @@ def store_file(path: str, arg: str = "--out") -> None:
     _writable_parent(p, arg, path)
 
 
-def output_dir(path: str, arg: str = "--out") -> None:
-    """A directory that exists and is writable, or can be created in a writable folder."""
+def output_dir(path: str, arg: str = "--out", create: bool = False) -> Path:
+    """A directory that exists and is writable, or can be created in a writable folder (and
+    is, with `create`)."""
     p = Path(path)
     if p.exists() and not p.is_dir():
-        raise ConfigError(f"{arg} {path!r} is a file; give a directory")
+        raise ConfigError(f"{arg} {path!r} is a file; give a directory (it is created if missing)")
+    if create:
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ConfigError(f"{arg} {path!r} cannot be created: {e.strerror}") from None
     if p.is_dir():
-        if not os.access(p, os.W_OK):
+        if not os.access(p, os.W_OK | os.X_OK):
             raise ConfigError(f"{arg} {path!r} is not writable")
-        return
+        return p
     _writable_parent(p, arg, path)
+    return p

@@ -7,12 +7,9 @@ passed: null`. Short windows keep the whole suite within a few minutes.
 """
 from __future__ import annotations
 
-import csv
 import math
 import time
-import tomllib
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from . import api
@@ -20,7 +17,7 @@ from .config import resolve
 from .errors import ConfigError
 from .hpc import gamma_sweep, run_hpcbench
 from .suite_rows import GAMMAS, SUITES, SuiteRow, catalogue
-from .validation import Measurer, check_row, parse_tolerance
+from .validation import Measurer, check_row, parse_tolerance, read_records
 from .web import run_web
 
 SUITE_HPC_WINDOW = "250 ms"
@@ -145,20 +142,7 @@ def select(rows: list[SuiteRow], only: str | None) -> list[SuiteRow]:
 
 
 def _records(path: str) -> list[dict]:
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"--reference: {path!r} is not a file")
-    try:
-        if p.suffix.lower() == ".toml":
-            recs = tomllib.loads(p.read_text()).get("row", [])
-        else:
-            with p.open(newline="") as f:
-                recs = list(csv.DictReader(f))
-    except (tomllib.TOMLDecodeError, csv.Error, UnicodeDecodeError) as e:
-        raise ConfigError(f"--reference: {path!r} could not be read: {e}") from None
-    if not recs or not all(isinstance(r, dict) for r in recs):
-        raise ConfigError(f"--reference: {path!r} has no rows (TOML: [[row]] tables; CSV: a header id,value,tolerance)")
-    return recs
+    return read_records(path, "id,value,tolerance")
 
 
 def apply_reference(rows: list[SuiteRow], path: str, all_rows: list[SuiteRow]) -> list[SuiteRow]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import html
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .paths import output_dir
 
 _CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1150px;color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd}
@@ -27,16 +27,7 @@ XLABELS = {"E1": "message size (B)", "E2": "message size (B)", "E7": "message si
 
 def check_out_dir(path: str) -> Path:
     """The report directory, created and tested for writing before any simulation runs."""
-    out = Path(path)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--report: {path} is a file; give a directory (it is created if missing)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ConfigError(f"--report: cannot create {path}: {e.strerror}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise ConfigError(f"--report: {path} is not writable")
-    return out
+    return output_dir(path, "--report", create=True)
 
 
 def _x_value(x: Any) -> float | str:

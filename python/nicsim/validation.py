@@ -204,10 +204,9 @@ def check_row(row: Row, m: Measurer) -> dict[str, Any]:
     return out
 
 
-def load_reference(path: str) -> list[Row]:
-    """A user's table of figures: TOML (`[[row]]` tables) or CSV with the columns
-    preset, command, metric, value, tolerance (and optional id, source, role; netperf rows
-    add test and msg_size)."""
+def read_records(path: str, header: str) -> list[dict]:
+    """The rows of a reference file, TOML (`[[row]]` tables) or CSV, as dicts; `header` names
+    the CSV columns the caller needs, for the message when there are none."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"--reference: {path!r} is not a file")
@@ -219,8 +218,16 @@ def load_reference(path: str) -> list[Row]:
                 recs = list(csv.DictReader(f))
     except (tomllib.TOMLDecodeError, csv.Error, UnicodeDecodeError) as e:
         raise ConfigError(f"--reference: {path!r} could not be read: {e}") from None
-    if not recs:
-        raise ConfigError(f"--reference: {path!r} has no rows (TOML: [[row]] tables; CSV: a header preset,command,metric,value,tolerance)")
+    if not recs or not all(isinstance(r, dict) for r in recs):
+        raise ConfigError(f"--reference: {path!r} has no rows (TOML: [[row]] tables; CSV: a header {header})")
+    return recs
+
+
+def load_reference(path: str) -> list[Row]:
+    """A user's table of figures: TOML (`[[row]]` tables) or CSV with the columns
+    preset, command, metric, value, tolerance (and optional id, source, role; netperf rows
+    add test and msg_size)."""
+    recs = read_records(path, "preset,command,metric,value,tolerance")
     rows = []
     for i, r in enumerate(recs, 1):
         missing = [k for k in ("preset", "command", "metric", "tolerance") if not str(r.get(k, "")).strip()]
