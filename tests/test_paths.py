@@ -22,3 +22,12 @@ def test_output_paths_are_checked_before_anything_runs(tmp_path, argv, says):
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
     assert says in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert p.stdout == "", "nothing ran: no results printed"
+
+
+def test_a_grid_above_ten_thousand_points_says_its_size_and_needs_yes(tmp_path):
+    store = tmp_path / "big.sqlite"
+    argv = ["sweep", "ortiz2008-base", "--grid", "cpu.clock_hz=100MHz:1GHz:100kHz", "--grid", "nic.mtu_bytes=1500B,9000B",
+            "--out", str(store)]
+    p = subprocess.run([sys.executable, "-m", "nicsim", *argv], capture_output=True, text=True)
+    assert p.returncode == 2 and "18,002 points" in p.stderr and "--yes" in p.stderr
+    assert not store.exists()

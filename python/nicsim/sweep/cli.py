@@ -42,7 +42,27 @@ def sweep_parser() -> argparse.ArgumentParser:
     ap.add_argument("--retries", type=int, default=2, help="runs of a point whose worker died before it is recorded as failed (default 2)")
     ap.add_argument("--out", required=True, metavar="STORE", help="result store (SQLite file; created or resumed)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--yes", action="store_true", help=f"run a grid of more than {GRID_CONFIRM:,} points")
     return ap
+
+
+# Above this many points a sweep says how big it is and runs only with --yes: at a second or
+# more a point it would take hours before anything else was said.
+GRID_CONFIRM = 10_000
+
+
+def _grid_size(grid: dict[str, str], zip_: bool, benchmark: str | None) -> int:
+    from math import prod
+
+    from .grid import parse_values
+
+    sizes = []
+    for k, v in grid.items():
+        try:
+            sizes.append(len(parse_values(k, v, benchmark or "netpipe")))
+        except ConfigError as e:
+            raise ConfigError(f"--grid {k}={v}: {e}") from None
+    return max(sizes) if zip_ else prod(sizes)
 
 
 def report_parser() -> argparse.ArgumentParser:
@@ -98,6 +118,9 @@ def _sweep(args) -> int:
         grid[k] = v
     sets = parse_set(args.set)
     store_file(args.out)
+    n = _grid_size(grid, args.zip, args.benchmark)
+    if n > GRID_CONFIRM and not args.yes:
+        raise ConfigError(f"the grid has {n:,} points (above {GRID_CONFIRM:,}); add --yes to run it, or narrow --grid")
     if args.dask is not None and args.dask != "local":
         try:
             import distributed  # noqa: F401
