@@ -137,3 +137,12 @@ def test_the_command_prints_a_table_and_documented_json():
             "latency_us", "per_connection"} <= set(j["netperf"])
     with pytest.raises(ConfigError):
         run_netperf("ortiz2008-base", {**SHORT, "workload.netperf.start_spread_ps": "1 s"})
+
+
+def test_the_kernels_somaxconn_caps_the_listen_backlog():
+    """listen(fd, 128) on a kernel whose net.core.somaxconn is 1 gets a backlog of 1: 64
+    connecting clients then overflow it, and the drops are counted."""
+    run = lambda som: run_netperf("ortiz2008-base", {"tcp.somaxconn": som, "workload.netperf.duration_ps": "50 ms",
+                                                     "workload.netperf.warmup_ps": "10 ms"}, test="TCP_CRR", connections=64)
+    assert run(1)["netperf"]["listen_drops_run"] > 0
+    assert run(128)["netperf"]["listen_drops_run"] == 0

@@ -154,6 +154,7 @@ PARAMS: list[Param] = [
     P("tcp.syn_retries", "int", 5, "retransmissions of a SYN (or SYN-ACK) before the handshake gives up and connect() fails", "[R] Linux 2.6 net.ipv4.tcp_syn_retries = tcp_synack_retries = 5", min=0, max=30),
     P("tcp.time_wait_ps", "time", "60 s", "how long the end that closes first holds the connection (and its port) in TIME_WAIT", "[R] Linux TCP_TIMEWAIT_LEN (2 MSL = 60 s)", min=1, max=1e+15),
     P("tcp.ephemeral_ports", "int", 28233, "ports a node may hold at once for connections it opens (including those in TIME_WAIT); connect fails beyond", "[R] Linux 2.6 net.ipv4.ip_local_port_range 32768-61000", min=1, max=65535),
+    P("tcp.somaxconn", "int", 128, "the kernel's cap on a listen() backlog (net.core.somaxconn): the smaller of this and the application's backlog rules", "[R] Linux 2.6 SOMAXCONN = 128 (4096 from 5.4)", min=1, max=65535),
     P("sched.wakeup_preempts", "bool", True, "a woken communication thread preempts the load thread", "[N] §2.6"),
     # receive-path choices (host-path §2.3 notes)
     P("rx.softirq_payload_copy", "bool", True, "the receive softirq copies each payload from the DMA buffer into the socket (skb_copy), on the protocol processor", "[S] thesis Appendix III: data_ready 'copies the data to the socket'; §3.5.2; decided in docs/calibration.md"),
@@ -263,7 +264,7 @@ PARAMS: list[Param] = [
     P("workload.web.mix", "choice", "fixed", "response sizes: fixed (page_size_bytes); specweb99_static (four classes, 35/50/14/1 % of requests, nine files each from 102 B to 921 KiB, chosen evenly within a class); lognormal (heavy-tailed sizes with mean page_size_bytes and, with keep-alive, lifetimes with mean requests_per_connection; shape 1.2816 so the smaller half carries 10%: a stand-in, not a trace)", "[R] SPECweb99 static file set (class shares as handoff.md §9.1 gives them, unverified); [N] handoff.md §7.5", choices=("fixed", "specweb99_static", "lognormal")),
     P("workload.web.requests_per_connection", "float", 100.0, "with keep-alive: requests per connection (its mean with the lognormal mix), after which the user closes and reconnects; 0: a connection lasts for ever (users beyond the workers then wait for ever)", "[R] Apache 2.0 MaxKeepAliveRequests = 100", min=0, max=1e6),
     P("workload.web.trace_file", "path", "", "CSV request trace to replay instead of the mix (connection_id, request_index, response_bytes[, arrival_ns]): each user replays the next connection, its requests on one connection, no earlier than its arrival; the trace repeats when it runs out; empty: the mix", "[S] handoff.md §9.2"),
-    P("workload.web.backlog", "int", 128, "the server's listen() backlog", "[R] Apache ListenBacklog 511, capped by Linux 2.6 SOMAXCONN = 128", min=0, max=65535),
+    P("workload.web.backlog", "int", 511, "the server's listen() backlog, capped at tcp.somaxconn", "[R] Apache 2.0 ListenBacklog default 511 (DEFAULT_LISTENBACKLOG)", min=0, max=65535),
     P("workload.web.duration_ps", "time", "1 s", "measured window", "[N]", min=1, max=1e+15),
     P("workload.web.warmup_ps", "time", "200 ms", "unmeasured warm-up", "[N]", min=0, max=1e+15),
     P("workload.web.start_spread_ps", "time", "100 ms", "users start at seeded uniform offsets within this time", "[N] a ramp, so the first SYNs do not all land in one millisecond", min=0, max=1e+15),

@@ -176,8 +176,11 @@ impl World {
     }
 
     /// Node `node` listens: SYNs for new flows open connections there.
+    /// A listening socket on `node`; as Linux's listen(), the backlog the application asks
+    /// for is capped at `tcp.somaxconn`.
     pub fn listen(&mut self, node: usize, backlog: u32, nodelay: bool) {
-        self.nodes[node].listen(backlog, nodelay);
+        let cap = self.cfg.tcp.somaxconn;
+        self.nodes[node].listen(backlog.min(cap), nodelay);
     }
 
     /// A thread on `node`, pinned to its processor `proc`.

@@ -269,6 +269,8 @@ pub struct Tcp {
     pub time_wait_ps: Duration,
     /// Ephemeral ports a node may hold at once for the connections it opens.
     pub ephemeral_ports: u32,
+    /// Linux's `net.core.somaxconn`: listen() silently caps its backlog at this.
+    pub somaxconn: u32,
     /// How TCP's timers fire: per socket, or on the ticks of periodic routines.
     pub timers: TcpTimers,
     /// When the receiver acknowledges: Linux's quick and delayed ACKs, or BSD's.

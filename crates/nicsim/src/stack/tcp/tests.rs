@@ -36,6 +36,7 @@ pub(super) mod tests_support {
             timers: crate::config::TcpTimers::Precise,
             ack_policy: crate::config::AckPolicy::Linux,
             congestion: crate::config::Congestion::Newreno,
+            somaxconn: 128,
         }
     }
 }
