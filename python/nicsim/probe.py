@@ -11,6 +11,7 @@ point is run `repeats` times; the file gets the median, with the spread as its t
 (at least 5%). Only loopback and probe's own namespaces are ever used."""
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
@@ -18,7 +19,6 @@ import statistics
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError
@@ -29,15 +29,6 @@ ADDR = ("10.213.0.1", "10.213.0.2")
 PORT = 17365
 NETPERF_HINT = ("netperf is in Debian's non-free section: add 'non-free' to the components in "
                 "/etc/apt/sources.list (or sources.list.d), apt update, apt install netperf")
-
-
-@dataclass(frozen=True)
-class Measure:
-    test: str          # TCP_STREAM or TCP_RR
-    msg_bytes: int
-    value: float       # Mb/s or transactions/s
-    cpu_util: float    # busy share of all CPUs over the run
-    tool: str
 
 
 def cpu_times(text: str | None = None) -> tuple[int, int]:
@@ -217,7 +208,7 @@ def probe(stream_sizes: list[int], rr_sizes: list[int], seconds: float, repeats:
     if veth and not netperf and rr_sizes:
         print("# probe: TCP_RR over veth is skipped: nicsim's own client runs on loopback only; " + NETPERF_HINT)
     rows = []
-    with Veth() if veth else _nothing():
+    with Veth() if veth else contextlib.nullcontext():
         for path in paths:
             for test, sizes in (("TCP_STREAM", stream_sizes), ("TCP_RR", rr_sizes)):
                 if test == "TCP_RR" and path != "lo" and not netperf:
@@ -226,14 +217,6 @@ def probe(stream_sizes: list[int], rr_sizes: list[int], seconds: float, repeats:
                     runs = [measure_point(test, size, seconds, path, have) for _ in range(repeats)]
                     rows += _rows(path, test, size, runs, PRESETS[path])
     return rows
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _rows(path: str, test: str, size: int, runs: list[tuple[float, float, str]], preset: str) -> list[dict]:

@@ -17,7 +17,7 @@ from .config import resolve
 from .errors import ConfigError
 from .hpc import gamma_sweep, run_hpcbench
 from .suite_rows import GAMMAS, SUITES, SuiteRow, catalogue
-from .validation import Measurer, check_row, parse_tolerance, read_records
+from .validation import Measurer, check_row, parse_tolerance, read_records, reference_value
 from .web import run_web
 
 SUITE_HPC_WINDOW = "250 ms"
@@ -157,13 +157,7 @@ def apply_reference(rows: list[SuiteRow], path: str, all_rows: list[SuiteRow]) -
         if rid not in known:
             raise ConfigError(f"--reference: row {i}: id {rid!r} is not a row of the suite")
         tol = str(rec.get("tolerance") or "").strip()
-        raw = str(rec.get("value") if rec.get("value") is not None else "").strip()
-        try:
-            value = float(raw) if raw else None
-        except ValueError:
-            raise ConfigError(f"--reference: row {i} ({rid}): value {raw!r} is not a number") from None
-        if value is not None and not math.isfinite(value):
-            raise ConfigError(f"--reference: row {i} ({rid}): value {raw!r} must be finite")
+        value = reference_value(rec.get("value"), f"row {i} ({rid})")
         if not tol:
             raise ConfigError(f"--reference: row {i} ({rid}) lacks tolerance (e.g. 10%, 0.1, lo:hi, >=x)")
         if parse_tolerance(tol, value) == "order" or known[rid].tolerance == "order":

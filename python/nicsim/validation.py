@@ -223,6 +223,18 @@ def read_records(path: str, header: str) -> list[dict]:
     return recs
 
 
+def reference_value(raw, where: str) -> float | None:
+    """A reference file's value: a finite number, or None when left empty (a band or an order)."""
+    text = str(raw if raw is not None else "").strip()
+    try:
+        value = float(text) if text else None
+    except ValueError:
+        raise ConfigError(f"--reference: {where}: value {text!r} is not a number") from None
+    if value is not None and not math.isfinite(value):
+        raise ConfigError(f"--reference: {where}: value {text!r} must be finite")
+    return value
+
+
 def load_reference(path: str) -> list[Row]:
     """A user's table of figures: TOML (`[[row]]` tables) or CSV with the columns
     preset, command, metric, value, tolerance (and optional id, source, role; netperf rows
@@ -236,13 +248,7 @@ def load_reference(path: str) -> list[Row]:
         cmd = str(r["command"]).strip()
         if cmd not in COMMANDS:
             raise ConfigError(f"--reference: row {i}: command {cmd!r} is not one of {', '.join(COMMANDS)}")
-        raw = str(r.get("value", "")).strip()
-        try:
-            value = float(raw) if raw else None
-        except ValueError:
-            raise ConfigError(f"--reference: row {i}: value {raw!r} is not a number") from None
-        if value is not None and not math.isfinite(value):
-            raise ConfigError(f"--reference: row {i}: value {raw!r} must be finite")
+        value = reference_value(r.get("value"), f"row {i}")
         role = str(r.get("role") or "user").strip()
         if role not in ROLES:
             raise ConfigError(f"--reference: row {i}: role {role!r} is not one of {', '.join(ROLES)}")

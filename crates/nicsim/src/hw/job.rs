@@ -223,7 +223,6 @@ impl Job {
         }
     }
 
-    /// The piece the next chunk starts with, if it has not started yet and takes a lock.
     /// The lock to take before the next chunk: the job's held lock first, then the next
     /// piece's own; true for the held one.
     pub fn lock_to_take(&self) -> Option<(LockRef, bool)> {

@@ -150,8 +150,10 @@ impl Node {
             Receive::NetifRx => self.sq[p].backlog.pop_front(),
             Receive::RingAccumulate => self.sq[p].backlog.pop_front().or_else(|| {
                 // Bursts that landed while the device was masked: the poll takes them.
-                let masked = self.roles.burst_masking;
-                let d = (0..self.devs.len()).find(|&d| masked && self.devs[d].protocol == p)?;
+                if !self.roles.burst_masking {
+                    return None;
+                }
+                let d = (0..self.devs.len()).find(|&d| self.devs[d].protocol == p)?;
                 self.devs[d].delivered.pop_front()
             }),
         }
