@@ -82,6 +82,10 @@ def print_web(out: dict, categories: tuple[str, ...]) -> None:
     print(f"{w['requests_per_s']:,.1f} requests/s, {w['bandwidth_mbps']:,.1f} Mbps, {w['connections_per_s']:,.1f} connections/s")
     if rt["count"]:
         print(f"response time: mean {rt['mean']:.3f} ms, p50 {rt['p50']:.3f}, p90 {rt['p90']:.3f}, p99 {rt['p99']:.3f} ms")
+    h = w.get("health")
+    if h and h["stalled_intervals"]:
+        print(f"warning: the server idled with users waiting in {h['stalled_intervals']} of {len(h['end_s'])} intervals of "
+              f"{h['interval_s'] * 1e3:g} ms ({h['stalled_intervals_in_window']} in the window): see web.health in --json")
     for c in w["clients"]:
         note = "  (near saturation: the client may be the bottleneck)" if c["busiest_utilisation"] > 0.9 else ""
         print(f"client {c['node']}: busiest processor {c['busiest']} at {c['busiest_utilisation']:.3f}{note}")

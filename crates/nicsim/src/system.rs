@@ -178,9 +178,9 @@ impl World {
     /// Node `node` listens: SYNs for new flows open connections there.
     /// A listening socket on `node`; as Linux's listen(), the backlog the application asks
     /// for is capped at `tcp.somaxconn`.
-    pub fn listen(&mut self, node: usize, backlog: u32, nodelay: bool) {
+    pub fn listen(&mut self, node: usize, backlog: u32, nodelay: bool, defer_accept: bool) {
         let cap = self.cfg.tcp.somaxconn;
-        self.nodes[node].listen(backlog.min(cap), nodelay);
+        self.nodes[node].listen(backlog.min(cap), nodelay, defer_accept);
     }
 
     /// A thread on `node`, pinned to its processor `proc`.

@@ -192,6 +192,11 @@ pub struct Web {
     pub trace_responses: Vec<Vec<u64>>,
     pub trace_arrivals_ps: Vec<u64>,
     pub backlog: u32,
+    /// TCP_DEFER_ACCEPT on the listening socket: a connection joins the accept queue only
+    /// when its first data arrives, so no worker blocks reading a request not yet sent.
+    pub defer_accept: bool,
+    /// The interval of the run's health series (requests and server load over time).
+    pub health_interval_ps: Duration,
     pub duration_ps: Duration,
     pub warmup_ps: Duration,
     pub start_spread_ps: Duration,

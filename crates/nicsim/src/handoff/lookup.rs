@@ -23,7 +23,7 @@ impl Lookup {
     }
 
     fn bucket(&self, flow: FlowId) -> usize {
-        ((flow as u32).wrapping_mul(0x9E37_79B1) >> 8) as usize % self.buckets.len()
+        (flow.wrapping_mul(0x9E37_79B1) >> 8) as usize % self.buckets.len()
     }
 
     /// Whether `flow` is owned here, and the chain entries compared beyond the first.

@@ -8,7 +8,7 @@
 //!  node i ──uplink──▶ [switch input i] ──▶ output port d (rate, latency, buffer) ──▶ node d
 //! ```
 
-use super::frame::{Frame, NodeAddr};
+use super::frame::{FlowId, Frame, NodeAddr};
 use super::link::{wire_bytes, Lane};
 use crate::units::{BitRate, Duration, Time};
 use std::collections::VecDeque;
@@ -56,7 +56,7 @@ pub struct Fabric<P> {
     inbound: Vec<VecDeque<(Time, Frame<P>)>>,
     switch: Option<Switch>,
     /// Frames the switch dropped: (flow, destination, payload bytes), for byte accounting.
-    dropped: Vec<(u16, NodeAddr, u64)>,
+    dropped: Vec<(FlowId, NodeAddr, u64)>,
 }
 
 impl<P: Copy> Fabric<P> {
@@ -149,7 +149,7 @@ impl<P: Copy> Fabric<P> {
     }
 
     /// Frames the switch dropped: (flow, destination, payload bytes).
-    pub fn dropped(&self) -> &[(u16, NodeAddr, u64)] {
+    pub fn dropped(&self) -> &[(FlowId, NodeAddr, u64)] {
         &self.dropped
     }
 

@@ -2,8 +2,8 @@
 //! the DMA engine and the link read the header only; what the payload means (a TCP segment,
 //! nothing) is the stack's business.
 
-/// A flow (connection); both ends use the same id. Up to 65,535, which keeps work items small.
-pub type FlowId = u16;
+/// A flow (connection); both ends use the same id. 32 bits keep the frame header at 16 bytes.
+pub type FlowId = u32;
 /// A node's address on the fabric (its MAC, in effect); up to 255 nodes.
 pub type NodeAddr = u8;
 

@@ -43,7 +43,7 @@ pub struct NicStats {
 /// of the flow id stands in for the Toeplitz hash of the 4-tuple: every frame of a flow lands
 /// on one queue, and flows spread evenly.
 pub fn rss_queue(flow: FlowId, queues: usize) -> usize {
-    ((flow as u32).wrapping_mul(0x9E37_79B1) >> 16) as usize % queues.max(1)
+    (flow.wrapping_mul(0x9E37_79B1) >> 16) as usize % queues.max(1)
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -33,6 +33,8 @@ pub struct NodeStats {
     pub connections_closed: u64,
     /// SYNs and handshake-ending ACKs dropped because the accept queue was full.
     pub listen_drops: u64,
+    /// Bare ACKs that did not end SYN_RECV because the listener defers accept (TCP_DEFER_ACCEPT).
+    pub deferred_acks: u64,
     /// Payload dropped on the way in (ring, backlog, no socket), by flow id.
     pub dropped_by_flow: Vec<u64>,
     /// Payload this node dropped on the way out, at a full transmit queue, by flow id.

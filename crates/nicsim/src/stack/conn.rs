@@ -110,6 +110,8 @@ pub struct Listener {
     pub backlog: u32,
     /// TCP_NODELAY, which the connections it accepts inherit.
     pub(crate) nodelay: bool,
+    /// TCP_DEFER_ACCEPT: a bare ACK does not end SYN_RECV; the first data does.
+    pub(crate) defer_accept: bool,
     /// Connections whose handshake completed, waiting for accept().
     pub(crate) ready: VecDeque<ConnId>,
     /// Threads blocked in accept(), woken one at a time.

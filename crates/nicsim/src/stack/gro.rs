@@ -55,6 +55,7 @@ pub fn join(f: &mut Frame, g: Frame) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hw::frame::FlowId;
     use std::collections::VecDeque;
 
     /// What the driver does: merge the frames at the front of the ring while they join.
@@ -67,7 +68,7 @@ mod tests {
         merged
     }
 
-    fn frame(flow: u16, seq: u64, len: u32, ack: u64) -> Frame {
+    fn frame(flow: FlowId, seq: u64, len: u32, ack: u64) -> Frame {
         let seg = Segment {
             seq,
             len,

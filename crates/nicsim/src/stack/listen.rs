@@ -15,10 +15,11 @@ use crate::stack::tcp::{Segment, State, Tcp};
 
 impl Node {
     /// listen(): SYNs for flows without a socket open connections here from now on.
-    pub fn listen(&mut self, backlog: u32, nodelay: bool) {
+    pub fn listen(&mut self, backlog: u32, nodelay: bool, defer_accept: bool) {
         self.listener = Some(Listener {
             backlog,
             nodelay,
+            defer_accept,
             ..Listener::default()
         });
     }
@@ -121,6 +122,16 @@ impl Node {
     pub(crate) fn accept_queue_full(&self, c: ConnId) -> bool {
         self.conns[c].tcp.state() == State::SynRcvd
             && self.listener.as_ref().is_some_and(|l| l.full())
+    }
+
+    /// Whether `seg` is a bare ACK that TCP_DEFER_ACCEPT leaves unanswered: connection `c`
+    /// stays in SYN_RECV (its SYN-ACK timer still running) until data arrives, as Linux 2.6's
+    /// `tcp_check_req` does (`rskq_defer_accept` and a segment without payload).
+    pub(crate) fn accept_deferred(&self, c: ConnId, seg: &Segment) -> bool {
+        self.conns[c].tcp.state() == State::SynRcvd
+            && seg.len == 0
+            && !seg.fin()
+            && self.listener.as_ref().is_some_and(|l| l.defer_accept)
     }
 
     /// Connection `c` finished its handshake: a connecting thread goes on; a passive end

@@ -62,6 +62,10 @@ impl Node {
             self.stats.count_drop(&f.hdr);
             return;
         };
+        if !seg.syn() && self.accept_deferred(c, &seg) {
+            self.stats.deferred_acks += 1;
+            return;
+        }
         if !seg.syn() && self.accept_queue_full(c) {
             // tcp_check_req's listen overflow: the handshake's end waits for a retransmission.
             self.stats.listen_drops += 1;

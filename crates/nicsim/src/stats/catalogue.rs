@@ -136,6 +136,9 @@ pub const NODE_COUNTERS: &[Counter] = &[
     c("connections.listen_drops", Unit::Count, |n| {
         n.stats.listen_drops as f64
     }),
+    c("connections.deferred_acks", Unit::Count, |n| {
+        n.stats.deferred_acks as f64
+    }),
     c("connections.syn_retransmits", Unit::Count, |n| {
         tcp_sum(n, |s| s.syn_retransmits)
     }),

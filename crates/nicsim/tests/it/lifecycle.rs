@@ -23,7 +23,7 @@ fn a_syn_nobody_listens_for_is_sent_again_after_the_initial_rto() {
     // The first SYN finds no listener and is dropped; the server listens from 1 s on.
     assert!(run_until(&mut w, Time(1000 * MS)).is_empty());
     assert_eq!(w.nodes[0].conns[c].tcp.state(), State::SynSent);
-    w.listen(1, 8, true);
+    w.listen(1, 8, true, false);
     let a = w.spawn(1, 0, INTERACTIVE).unwrap();
     w.start_op(1, a, Op::Accept);
     let done = run_until(&mut w, Time(3100 * MS));
@@ -48,7 +48,7 @@ fn a_syn_nobody_listens_for_is_sent_again_after_the_initial_rto() {
 fn a_full_accept_queue_drops_syns_until_a_thread_accepts() {
     let mut w = two_nodes();
     // Linux's backlog 0 still lets one connection wait (`sk_acceptq_is_full` is `>`).
-    w.listen(1, 0, true);
+    w.listen(1, 0, true, false);
     let t = w.spawn(0, 0, INTERACTIVE).unwrap();
     let u = w.spawn(0, 0, INTERACTIVE).unwrap();
     let (c1, c2) = (w.socket(0, 1, true).unwrap(), w.socket(0, 1, true).unwrap());
@@ -101,7 +101,7 @@ fn time_wait_holds_the_port_until_it_expires() {
     cfg.tcp.ephemeral_ports = 1;
     cfg.tcp.time_wait_ps = Duration(50 * MS);
     let mut w = World::new(&cfg).unwrap();
-    w.listen(1, 8, true);
+    w.listen(1, 8, true, false);
     w.spawn(0, 0, INTERACTIVE).unwrap();
     w.spawn(1, 0, INTERACTIVE).unwrap();
     let c = open_and_close(&mut w, Time::ZERO);
@@ -158,7 +158,7 @@ fn tcp_crr_prices_setup_and_teardown_and_conserves_every_connection() {
         assert!(tw > 0);
         assert!(n.ports_in_use >= tw);
     }
-    for f in 1..=opened as u16 {
+    for f in 1..=opened as u32 {
         for (a, b) in [(0, server), (server, 0), (1, server), (server, 1)] {
             let k = w.conservation(a, b, Some(f));
             assert_eq!(
@@ -190,4 +190,39 @@ fn a_handshake_that_gets_no_answer_gives_up_and_frees_its_port() {
     );
     assert_eq!(w.nodes[0].conns[c].tcp.state(), State::Done);
     assert_eq!(w.nodes[0].ports_in_use, 0);
+}
+
+#[test]
+fn a_deferred_accept_waits_for_the_first_data_not_the_bare_ack() {
+    let mut w = two_nodes();
+    w.listen(1, 8, true, true);
+    let t = w.spawn(0, 0, INTERACTIVE).unwrap();
+    let a = w.spawn(1, 0, INTERACTIVE).unwrap();
+    let c = w.socket(0, 1, true).unwrap();
+    w.start_op(0, t, Op::Connect { conn: c });
+    w.start_op(1, a, Op::Accept);
+    let done = run_until(&mut w, Time(10 * MS));
+    assert!(done.iter().any(|d| d.1 == t), "connect returns at once");
+    assert!(
+        !done.iter().any(|d| (d.0, d.1) == (1, a)),
+        "accept waits for data"
+    );
+    assert_eq!(w.nodes[1].stats.deferred_acks, 1);
+    assert_eq!(w.nodes[1].stats.connections_accepted, 0);
+    w.start_op(
+        0,
+        t,
+        Op::Send {
+            conn: c,
+            bytes: 200,
+        },
+    );
+    let done = run_until(&mut w, Time(20 * MS));
+    assert!(
+        done.iter().any(|d| (d.0, d.1) == (1, a)),
+        "the request ends the handshake"
+    );
+    let s = w.nodes[1].accepted(a).unwrap();
+    assert_eq!(w.nodes[1].conns[s].tcp.state(), State::Established);
+    assert_eq!(w.nodes[1].conns[s].rx_payload_bytes, 200);
 }

@@ -53,7 +53,7 @@ fn each_nic_interrupts_the_cpu_it_is_steered_to_and_its_softirq_runs_there() {
         rate(&spread),
         rate(&same)
     );
-    for f in 1..=2u16 {
+    for f in 1..=2u32 {
         for (a, b) in [(0, 2), (2, 0), (1, 2), (2, 1)] {
             let k = w.conservation(a, b, Some(f));
             assert_eq!(

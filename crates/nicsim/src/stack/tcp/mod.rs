@@ -75,8 +75,8 @@ pub struct Segment {
     pub ack: u64,
     pub win: u32,
     pub push: bool,
-    /// The connection (both ends share the id; the frame header carries it for demultiplexing).
-    pub flow: u16,
+    /// The connection (both ends share the id, the frame header's `FlowId`, which demultiplexes).
+    pub flow: u32,
     /// SACK blocks (RFC 2018) for data held beyond `ack`; empty when there is none.
     pub sack: SackBlocks,
     /// Control flags: `SYN`, `FIN`.
@@ -172,7 +172,7 @@ pub struct Input {
 #[derive(Clone, Debug)]
 pub struct Tcp {
     /// This connection's id, stamped on every segment it sends.
-    pub flow: u16,
+    pub flow: u32,
     pub mss: u32,
     /// TSO: the largest payload one output segment may carry (0: off, segments of one MSS).
     tso_max_payload: u32,
@@ -283,7 +283,7 @@ impl Tcp {
         }
     }
 
-    pub fn new(cfg: &TcpCfg, mtu: u64, nodelay: bool, flow: u16) -> Self {
+    pub fn new(cfg: &TcpCfg, mtu: u64, nodelay: bool, flow: u32) -> Self {
         let mss = mss_bytes(mtu, cfg.timestamps) as u32;
         let doubled = match cfg.buffer_semantics {
             BufferSemantics::Linux => 2 * cfg.socket_buffer_bytes,
@@ -368,7 +368,7 @@ impl Tcp {
     }
 
     /// An endpoint before its handshake (CLOSED): `connect` or `passive_open` opens it.
-    pub fn new_closed(cfg: &TcpCfg, mtu: u64, nodelay: bool, flow: u16) -> Self {
+    pub fn new_closed(cfg: &TcpCfg, mtu: u64, nodelay: bool, flow: u32) -> Self {
         let mut t = Tcp::new(cfg, mtu, nodelay, flow);
         t.state = State::Closed;
         t

@@ -10,21 +10,21 @@ use super::*;
 pub const MAX_SACK_BLOCKS: usize = 3;
 
 /// Up to three SACK blocks as [start, end) offsets from the segment's `ack`, first block
-/// first. Offsets rather than sequence numbers keep a block in 8 bytes: nothing beyond the
-/// receive window (well under 4 GiB) can be held out of order.
+/// first; unused blocks are (0, 0) (a block is never empty), so no count is stored. Offsets
+/// rather than sequence numbers keep a block in 8 bytes: nothing beyond the receive window
+/// (well under 4 GiB) can be held out of order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
-    n: u8,
     blocks: [(u32, u32); MAX_SACK_BLOCKS],
 }
 
 impl SackBlocks {
     pub fn len(&self) -> usize {
-        self.n as usize
+        self.blocks.iter().take_while(|b| b.1 > b.0).count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.n == 0
+        self.len() == 0
     }
 
     /// Bytes of the SACK option carrying the first `n` blocks.
@@ -38,7 +38,7 @@ impl SackBlocks {
     /// Keeps as many leading blocks as fit in `room` bytes.
     fn fit(&mut self, room: u64) {
         while Self::option_bytes(self.len()) > room {
-            self.n -= 1;
+            self.blocks[self.len() - 1] = (0, 0);
         }
     }
 
@@ -51,9 +51,9 @@ impl SackBlocks {
         ) else {
             return;
         };
-        if self.len() < MAX_SACK_BLOCKS && s < e {
-            self.blocks[self.len()] = (s, e);
-            self.n += 1;
+        let n = self.len();
+        if n < MAX_SACK_BLOCKS && s < e {
+            self.blocks[n] = (s, e);
         }
     }
 }

@@ -253,7 +253,7 @@ impl Workload for Netperf {
         let crr = self.p.test == NetperfTest::TcpCrr;
         let udp = matches!(self.p.test, NetperfTest::UdpStream | NetperfTest::UdpRr);
         if crr {
-            w.listen(server, self.p.backlog, self.p.nodelay);
+            w.listen(server, self.p.backlog, self.p.nodelay, false);
         }
         let max = w.cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES;
         let fits = |key: &str, bytes: u64| {

@@ -13,6 +13,7 @@
 //! request (parsing, the file lookup, logging). Responses are copied (§7.8 Q26), or sent
 //! with sendfile() (`sendfile`, the handoff study's zero-copy server, handoff.md §9.2).
 
+mod health;
 mod requests;
 
 use super::netperf::percentile;
@@ -26,6 +27,7 @@ use crate::stack::tcp::State;
 use crate::stats::Window;
 use crate::system::World;
 use crate::units::{Duration, Time};
+use health::Health;
 use serde_json::{json, Value};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -98,12 +100,14 @@ pub struct Web {
     failed_connects: u64,
     /// The next trace connection a user takes (the trace repeats).
     next_trace: usize,
+    health: Health,
     result: Option<Window>,
 }
 
 impl Web {
     pub fn new(cfg: &Config) -> Self {
         let p = cfg.workload.web.clone();
+        let p_health = p.health_interval_ps;
         Web {
             win: Measured::new(p.warmup_ps, p.duration_ps),
             seed: cfg.run.seed,
@@ -120,6 +124,7 @@ impl Web {
             accepted_at_start: 0,
             failed_connects: 0,
             next_trace: 0,
+            health: Health::new(p_health),
             result: None,
         }
     }
@@ -206,6 +211,7 @@ impl Web {
                 }
             }
             Step::Response => {
+                self.health.completed();
                 if in_window {
                     self.requests += 1;
                     self.response_bytes += user.size;
@@ -317,7 +323,7 @@ impl Workload for Web {
             return Err("workload.web.users and workload.web.workers: at least 1 each".into());
         }
         let server = w.server();
-        w.listen(server, self.p.backlog, true);
+        w.listen(server, self.p.backlog, true, self.p.defer_accept);
         self.by_thread = vec![Vec::new(); w.nodes.len()];
         let index = |by: &mut Vec<Vec<usize>>, node: usize, t: usize, i: usize| {
             let v = &mut by[node];
@@ -369,7 +375,7 @@ impl Workload for Web {
     }
 
     fn next_time(&self) -> Option<When> {
-        let b = self.win.boundary();
+        let b = self.win.boundary().min(self.health.next());
         Some(When::Before(match self.thinking.peek() {
             Some(Reverse((t, _))) => (*t).min(b),
             None => b,
@@ -377,6 +383,18 @@ impl Workload for Web {
     }
 
     fn on_time(&mut self, w: &mut World) -> Result<Flow, String> {
+        // The earliest of a health tick, a user's start and the window's edge acts first.
+        let tick = self.health.next();
+        let user_first = self.thinking.peek().is_some_and(|r| r.0 .0 < tick);
+        if tick <= self.win.boundary() && !user_first {
+            let waiting = self
+                .users
+                .iter()
+                .filter(|u| u.step != Step::Thinking)
+                .count();
+            self.health.tick(w, waiting);
+            return Ok(Flow::Continue);
+        }
         if let Some(&Reverse((t, u))) = self.thinking.peek() {
             if t <= self.win.boundary() {
                 self.thinking.pop();
@@ -458,6 +476,7 @@ impl Workload for Web {
                 "connections_per_s": accepted as f64 / secs,
                 "clients": clients,
                 "failed_connects_run": self.failed_connects,
+                "health": self.health.report(self.win.warm_end, self.win.end),
             },
             "processors": procs,
             "nodes": nodes,
