@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -10,11 +11,17 @@ from . import _core
 from .config import Resolved, resolve
 from .errors import ConfigError, SimulationError
 from .physics import derived, hardware_latencies  # noqa: F401  the core's physics (docs/output.md)
+from .tables import frames  # noqa: F401  result documents as pandas tables (docs/output.md)
 
 VERSION = _core.__version__
+# What a configuration may be given as: a preset name, a TOML path, a dict (nested or dotted
+# keys), a resolved configuration, or None for the built-in defaults.
+Source = Resolved | str | Path | dict[str, Any] | None
+# Overrides: {key: value} or `--set`-style "KEY=VALUE" strings.
+Sets = dict[str, Any] | Iterable[str] | None
 
 
-def _finite(x):
+def _finite(x: Any) -> Any:
     if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
         return None
     if isinstance(x, dict):
@@ -26,7 +33,7 @@ def _finite(x):
     return x
 
 
-def dumps(obj) -> str:
+def dumps(obj: Any) -> str:
     """Strict JSON (no NaN or Infinity tokens: an undefined number is null), sorted keys."""
     return json.dumps(_finite(obj), sort_keys=True, allow_nan=False)
 
@@ -47,11 +54,11 @@ def results_only(out: Any) -> Any:
     return out
 
 
-def as_resolved(cfg: Resolved | str | dict | None, sets=None) -> Resolved:
+def as_resolved(cfg: Source, sets: Sets = None) -> Resolved:
     return cfg if isinstance(cfg, Resolved) and not sets else resolve(cfg if not isinstance(cfg, Resolved) else cfg.name, sets)
 
 
-def run(cfg: Resolved | str | dict | None = None, sets=None) -> dict[str, Any]:
+def run(cfg: Source = None, sets: Sets = None) -> dict[str, Any]:
     """Runs the workload a configuration names; returns the result document."""
     r = as_resolved(cfg, sets)
     try:
@@ -82,25 +89,7 @@ def knee_bytes(sizes: np.ndarray, times_s: np.ndarray, t0_s: float) -> tuple[flo
     return float(t0_s) * r_inf, r_inf
 
 
-def frames(result: dict) -> dict[str, "pd.DataFrame"]:
-    """A NetPIPE result as pandas tables for notebooks: `points` (one row per message size:
-    size, repetitions, time, throughputs) and `processors` (one row per point and processor:
-    utilisation, busy share per category, interrupt and context-switch rates)."""
-    import pandas as pd
-
-    pts = result.get("points") or []
-    points = pd.DataFrame([{k: v for k, v in p.items() if not isinstance(v, dict)} for p in pts])
-    rows = []
-    for p in pts:
-        for name, pr in p["processors"].items():
-            row = {"size_bytes": p["size_bytes"], "processor": name, "utilisation": pr["utilisation"]}
-            row.update({f"busy_{c}": v for c, v in pr["busy"].items()})
-            row.update({k: v for k, v in pr.items() if k.endswith("_per_s")})
-            rows.append(row)
-    return {"points": points, "processors": pd.DataFrame(rows)}
-
-
-def netpipe_summary(points: list[dict], mode: str) -> dict[str, Any]:
+def netpipe_summary(points: list[dict[str, Any]], mode: str) -> dict[str, Any]:
     if not points:
         return {}
     sizes = np.array([p["size_bytes"] for p in points], dtype=float)

@@ -1,12 +1,18 @@
 """Figures of simulated curves. Colours and names for a placement are the same everywhere."""
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
 import matplotlib
 
-matplotlib.use("Agg")
+# Headless by default: figures are written to files. A notebook or program that chose its
+# backend first (pyplot already imported, as `%matplotlib inline` does, or MPLBACKEND set)
+# keeps it, or importing nicsim would stop its figures from showing.
+if "matplotlib.pyplot" not in sys.modules and "MPLBACKEND" not in os.environ:
+    matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 COLOURS = {"base": "#1f77b4", "offload": "#d62728", "onload": "#2ca02c", "hybrid": "#9467bd"}

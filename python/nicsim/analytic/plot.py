@@ -3,9 +3,14 @@ and a fitted modified LAWS over its points.  Files only (Agg backend)."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 import matplotlib
 
-matplotlib.use("Agg")  # headless: plots are written to files, never shown
+# Headless unless the notebook or program chose a backend first (see nicsim/plot.py).
+if "matplotlib.pyplot" not in sys.modules and "MPLBACKEND" not in os.environ:
+    matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
