@@ -32,11 +32,12 @@ def test_a_notebook_is_committed_without_outputs(name):
     assert not dirty, f"{name}: code cells {dirty} carry outputs; clear them before committing"
 
 
-def kernel_env() -> dict[str, str]:
+def kernel_env(tmp: Path) -> dict[str, str]:
     """This process's environment with PYTHONPATH's relative entries made absolute: the kernel
     works in another directory, where `PYTHONPATH=python` would silently find the installed
-    package instead of the one under test."""
-    env = dict(os.environ)
+    package instead of the one under test. The notebooks' temporary directories go under `tmp`,
+    which pytest cleans up."""
+    env = dict(os.environ, TMPDIR=str(tmp))
     if env.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.pathsep.join(str(Path(p).resolve()) for p in env["PYTHONPATH"].split(os.pathsep) if p)
     return env
@@ -50,7 +51,7 @@ def test_a_notebook_runs_without_an_error(name, tmp_path):
     nb.cells.append(nbformat.v4.new_code_cell("import nicsim; print(nicsim.__file__)"))
     client = nbclient.NotebookClient(nb, timeout=TIMEOUT_S, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
-    client.execute(env=kernel_env())  # raises CellExecutionError, naming the cell, on any error
+    client.execute(env=kernel_env(tmp_path))  # raises CellExecutionError, naming the cell, on any error
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert any(o.output_type == "display_data" and "image/png" in o.data for o in outputs), f"{name} drew no figure"
