@@ -78,6 +78,8 @@ INDIRECT = {
     # The trace file is read into two arrays (value and expectation filled in by `_plan`).
     "workload.packet_gen.trace_file": ({"workload.kind": "packet_gen"}, None, "workload.packet_gen.trace_frame_bytes", [100, 200]),
     "workload.web.trace_file": ({"workload.kind": "web"}, None, "workload.web.trace_responses", [[100, 200]]),
+    # A capture is read into the same arrays: two frames of 96 bytes captured (+ the FCS).
+    "workload.packet_gen.pcap": ({"workload.kind": "packet_gen"}, None, "workload.packet_gen.trace_frame_bytes", [100, 100]),
 }
 # costs.profile reaches the core as the stages' costs, not as a field of its own; each
 # profile's content reaching the core is checked in test_the_cost_profile_reaches_the_core.
@@ -137,6 +139,15 @@ def _plan(p, tmp_path):
         if p.key == "workload.web.trace_file":
             f = tmp_path / "web.csv"
             f.write_text("connection_id,request_index,response_bytes\n7,1,200\n7,0,100\n")
+            value = str(f)
+        elif p.key == "workload.packet_gen.pcap":
+            import dpkt
+
+            f = tmp_path / "cap.pcap"
+            with open(f, "wb") as out:
+                w = dpkt.pcap.Writer(out)
+                for t in (1.0, 1.001):
+                    w.writepkt(bytes(96), ts=t)
             value = str(f)
         elif p.kind == "path":
             f = tmp_path / "trace.csv"

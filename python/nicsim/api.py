@@ -11,6 +11,7 @@ from . import _core
 from .config import Resolved, resolve
 from .errors import ConfigError, SimulationError
 from .physics import derived, hardware_latencies  # noqa: F401  the core's physics (docs/output.md)
+from .record import deliver
 from .tables import frames  # noqa: F401  result documents as pandas tables (docs/output.md)
 
 VERSION = _core.__version__
@@ -74,6 +75,7 @@ def run(cfg: Source = None, sets: Sets = None) -> dict[str, Any]:
         out["config_description"] = r.description
     out["config_hash"] = r.hash()
     out["nicsim_version"] = VERSION
+    deliver(out)
     if "error" in out:
         raise SimulationError(out.pop("error"), partial=out)
     return out

@@ -47,6 +47,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", nargs="?", default="ortiz2008-base", help="preset name or TOML file (default ortiz2008-base)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    _record_options(p)
+
+
+def _record_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pcap-out", metavar="FILE.pcap", help="write the frames that crossed the server's MAC (run.pcap_node) as a pcap capture (headers, true lengths, simulated time)")
+    p.add_argument("--trace-out", metavar="FILE.json", help="write a Chrome/Perfetto trace of the window run.trace_from_ps + run.trace_span_ps (default the first 10 ms)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -92,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     ho.add_argument("--json", action="store_true", help="print one JSON document")
     ho.add_argument("--seed", type=int, help="run.seed (start offsets, response sizes, lifetimes)")
     ho.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    _record_options(ho)
     be = sub.add_parser("bulkecho", help="Roca's bench/benchd harness: bulk throughput or echo RTT against TSDU size, per stack organisation (stacks.md §B.8)")
     be.add_argument("config", help="preset or TOML file, e.g. roca1996-ethernet")
     be.add_argument("--org", help="stack organisation: bsd, streams, streams-demux, user_level_tcp or linux; default: the configuration's")
@@ -106,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--seed", type=int, help="run.seed (the connections' start offsets)")
     be.add_argument("--replications", type=int, default=1, help="runs per TSDU on consecutive seeds, summarised with a 95%% confidence interval")
     be.add_argument("--json", action="store_true", help="print one JSON document")
+    _record_options(be)
     r = sub.add_parser("run", help="run the workload a configuration file names")
     _common(r)
     h = sub.add_parser("hpcbench", help="streaming with an application-load thread (sysmon-style report)")
@@ -203,6 +211,9 @@ def _dispatch(argv: list[str]) -> int:
 
         return main_probe(argv[1:])
     args = build_parser().parse_args(argv)
+    from .record import arm
+
+    arm(args)
     return COMMANDS[args.cmd](args)
 
 

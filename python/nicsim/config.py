@@ -387,11 +387,15 @@ def _check(v: dict) -> None:
 
 def _trace(v: dict) -> tuple[list[int], list[int]]:
     """The packet trace the generator replays, read only when the workload uses it."""
-    path = v["workload.packet_gen.trace_file"]
-    if not path or v["workload.kind"] != "packet_gen":
+    path, capture = v["workload.packet_gen.trace_file"], v["workload.packet_gen.pcap"]
+    if not (path or capture) or v["workload.kind"] != "packet_gen":
         return [], []
-    from .trace import load_trace
+    from .trace import PCAP_KEY, load_trace
 
+    if path and capture:
+        raise ConfigError("workload.packet_gen.trace_file and workload.packet_gen.pcap: give one trace, not both")
+    if capture:
+        return load_trace(capture, _framing(v), v["link.rate_bps"], key=PCAP_KEY)
     return load_trace(path, _framing(v), v["link.rate_bps"])
 
 

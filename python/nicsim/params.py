@@ -35,6 +35,13 @@ def P(key, kind, default, description, source, choices=(), min=None, max=None):
 PARAMS: list[Param] = [
     P("run.seed", "int", 1, "seed of the random generator (only stochastic inputs use it)", "[N]", min=0, max=18446744073709551615),
     P("run.scenario", "text", "", "a label naming the scenario in the results and the configuration's hash; the simulation ignores it (stacks.md §A.9's X and Z run C's and E's placements under their own names)", "[N]"),
+    P("run.pcap", "bool", False, "record the frames crossing one node's MAC (run.pcap_node), for --pcap-out", "[N] off: recording costs memory"),
+    P("run.pcap_node", "int", -1, "the node whose MAC run.pcap records, as tcpdump on its interface would (sent and received); -1: the last node (the server)", "[N]", min=-1, max=254),
+    P("run.pcap_max_frames", "int", 1000000, "most frames run.pcap keeps (the rest are counted as left out)", "[N] about 130 MB of headers", min=1, max=100000000),
+    P("run.trace", "bool", False, "record a timeline of [run.trace_from_ps, + run.trace_span_ps): each processor's slices by context and stage, every frame at every MAC and every DMA transfer, for --trace-out", "[N] off: recording costs memory"),
+    P("run.trace_from_ps", "time", "0 s", "start of the trace window", "[N] the run's start", min=0, max=1e15),
+    P("run.trace_span_ps", "time", "10 ms", "length of the trace window", "[N] enough for hundreds of 64 KiB messages at 1 Gb/s, small enough for a trace viewer", min=1, max=1e15),
+    P("run.trace_max_slices", "int", 200000, "most slices kept per processor (and frames and DMA transfers per node) in the trace window; the rest are counted as left out", "[N] keeps a trace file under about 100 MB", min=1, max=100000000),
     # processors
     P("cpu.clock_hz", "freq", "400 MHz", "host CPU clock", "[S] thesis Table 4.5", min=1e+06, max=1e+12),
     P("cpu.cpi", "float", 1.0, "cycles per instruction, memory stalls excluded", "[S] §4.1 Simics stall mode", min=0.01, max=1000),
@@ -276,6 +283,7 @@ PARAMS: list[Param] = [
     P("workload.packet_gen.duration_ps", "time", "100 ms", "measured window", "[N]", min=1, max=1e+15),
     P("workload.packet_gen.warmup_ps", "time", "10 ms", "unmeasured warm-up", "[N]", min=0, max=1e+15),
     P("workload.packet_gen.trace_file", "path", "", "CSV packet trace to replay instead (length_bytes, interval_ns or time_ns); empty: synthetic", "[S] HDL paper: trace-driven input"),
+    P("workload.packet_gen.pcap", "path", "", "pcap or pcapng capture to replay instead (read with dpkt): each frame at its capture time, its original length plus the 4-byte FCS; replayed in a loop; empty: synthetic or trace_file", "[S] HDL paper: traces of LAN and WAN applications (§7.9)"),
 ]
 
 BY_KEY: dict[str, Param] = {p.key: p for p in PARAMS}

@@ -1,8 +1,14 @@
-"""Packet traces for the generator (host-path §7.9): a CSV file with a header, one frame per
-row, `length_bytes` (an Ethernet frame as a capture shows it: header and FCS, no preamble;
-from the minimum frame to the MTU's full frame) and either `interval_ns` (gap before the
-frame) or `time_ns` (arrival time, non-decreasing). Replayed in a loop until the window ends;
-the first frame's gap separates replays."""
+"""Traces nicsim replays, one reader for each format users bring:
+
+- packet traces for the generator (host-path §7.9): a CSV file with a header, one frame per
+  row, `length_bytes` (an Ethernet frame as a capture shows it: header and FCS, no preamble;
+  from the minimum frame to the MTU's full frame) and either `interval_ns` (gap before the
+  frame) or `time_ns` (arrival time, non-decreasing); or a pcap/pcapng capture
+  (`workload.packet_gen.pcap`, read with dpkt: each frame's capture time and its original
+  length plus the 4-byte FCS a capture leaves out). Replayed in a loop until the window ends;
+  the first frame's gap separates replays.
+- web request traces: our CSV, or a server's access log in Common Log Format (the World Cup
+  1998 logs as their tools print them, Apache's `common` format)."""
 from __future__ import annotations
 
 import csv
@@ -27,19 +33,75 @@ def _rows(key: str, p: Path, what: str) -> list[dict]:
     return rows
 
 
-def load_trace(path: str | Path, framing: dict, link_bps: int) -> tuple[list[int], list[int]]:
-    """(gap before each frame in ps, frame lengths in bytes). `framing` is the core's
-    (`physics.defaults`: `min_frame_bytes`, `max_frame_bytes`, `wire_overhead_bytes`). A frame
-    may not start before the previous one has left the wire (frame + preamble + inter-frame
-    gap at the link rate)."""
+PCAP_KEY = "workload.packet_gen.pcap"
+FCS_BYTES = 4
+
+
+def _pcap_frames(f) -> list[tuple[float, int, bytes]]:
+    """A classic pcap file's (time s, original length, destination MAC) per frame, from its
+    record headers
+    (the original length, not the captured one: a capture taken with a snap length, such as
+    nicsim's own --pcap-out, keeps the frames' true sizes)."""
+    import dpkt
+
+    fh = dpkt.pcap.FileHdr(f.read(dpkt.pcap.FileHdr.__hdr_len__))
+    little = fh.magic in (dpkt.pcap.PMUDPCT_MAGIC, dpkt.pcap.PMUDPCT_MAGIC_NANO)
+    nano = fh.magic in (dpkt.pcap.TCPDUMP_MAGIC_NANO, dpkt.pcap.PMUDPCT_MAGIC_NANO)
+    if fh.magic not in (dpkt.pcap.TCPDUMP_MAGIC, dpkt.pcap.TCPDUMP_MAGIC_NANO) and not little:
+        raise ValueError("no pcap magic number")
+    Hdr = dpkt.pcap.LEPktHdr if little else dpkt.pcap.PktHdr
+    out = []
+    while len(buf := f.read(Hdr.__hdr_len__)) == Hdr.__hdr_len__:
+        h = Hdr(buf)
+        out.append((h.tv_sec + h.tv_usec / (1e9 if nano else 1e6), h.len, f.read(h.caplen)[:6]))
+    return out
+
+
+def _capture_rows(p: Path) -> list[dict]:
+    """A pcap or pcapng capture's frames as rows of `time_ns` and `length_bytes` (the frame
+    with the FCS a capture leaves out). pcapng frames count their captured length. A host's
+    capture holds both directions, which overlap in time; the generator replays one: the
+    frames to the destination MAC that receives the most bytes (the data direction)."""
+    import dpkt
+
+    try:
+        with open(p, "rb") as f:
+            if f.read(4) == b"\x0a\x0d\x0d\x0a":
+                f.seek(0)
+                frames = [(float(ts), len(buf), buf[:6]) for ts, buf in dpkt.pcapng.Reader(f)]
+            else:
+                f.seek(0)
+                frames = _pcap_frames(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{PCAP_KEY}: {str(p)!r} not found") from None
+    except (OSError, ValueError, dpkt.dpkt.Error) as e:
+        raise ConfigError(f"{PCAP_KEY}: {str(p)!r} is not a pcap or pcapng capture ({e})") from None
+    if not frames:
+        raise ConfigError(f"{PCAP_KEY}: {str(p)!r} has no frames")
+    by_dst: dict[bytes, int] = {}
+    for _, n, dst in frames:
+        by_dst[dst] = by_dst.get(dst, 0) + n
+    data_dst = max(by_dst, key=lambda d: by_dst[d])
+    frames = [fr for fr in frames if fr[2] == data_dst]
+    t0 = frames[0][0]
+    return [{"time_ns": (ts - t0) * 1e9, "length_bytes": n + FCS_BYTES} for ts, n, _ in frames]
+
+
+def load_trace(path: str | Path, framing: dict, link_bps: int, key: str = KEY) -> tuple[list[int], list[int]]:
+    """(gap before each frame in ps, frame lengths in bytes), from a CSV file or (with
+    `key = PCAP_KEY`) a capture. `framing` is the core's (`physics.defaults`:
+    `min_frame_bytes`, `max_frame_bytes`, `wire_overhead_bytes`). A frame may not start before
+    the previous one has left the wire (frame + preamble + inter-frame gap at the link rate)."""
     lo, hi, overhead = framing["min_frame_bytes"], framing["max_frame_bytes"], framing["wire_overhead_bytes"]
     p = Path(path)
-    rows = _rows(KEY, p, "frames")
+    rows = _capture_rows(p) if key == PCAP_KEY else _rows(KEY, p, "frames")
     cols = set(rows[0])
     if "length_bytes" not in cols or not ({"interval_ns", "time_ns"} & cols):
-        raise ConfigError(f"{KEY}: {str(p)!r} needs columns length_bytes and interval_ns or time_ns; it has {', '.join(sorted(c for c in cols if c))}")
+        raise ConfigError(f"{key}: {str(p)!r} needs columns length_bytes and interval_ns or time_ns; it has {', '.join(sorted(c for c in cols if c))}")
     gaps, lengths, last = [], [], 0.0
-    for i, r in enumerate(rows, start=2):
+    # Positions as the user sees them: a CSV's line (after its header), a capture's frame.
+    at, first = ("frame", 1) if key == PCAP_KEY else ("line", 2)
+    for i, r in enumerate(rows, start=first):
         try:
             length = int(r["length_bytes"])
             if "interval_ns" in cols:
@@ -48,17 +110,17 @@ def load_trace(path: str | Path, framing: dict, link_bps: int) -> tuple[list[int
                 t = float(r["time_ns"])
                 gap, last = t - last, t
         except (TypeError, ValueError):
-            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: not a number") from None
+            raise ConfigError(f"{key}: {str(p)!r} {at} {i}: not a number") from None
         if not lo <= length <= hi:
-            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: length_bytes {length} outside {lo}..{hi} (a full frame at nic.mtu_bytes)")
+            raise ConfigError(f"{key}: {str(p)!r} {at} {i}: length_bytes {length} outside {lo}..{hi} (a full frame at nic.mtu_bytes)")
         if gap < 0:
-            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: time goes backwards")
+            raise ConfigError(f"{key}: {str(p)!r} {at} {i}: time goes backwards")
         if lengths and gap * 1e-9 < (lengths[-1] + overhead) * 8 / link_bps - 1e-15:
-            raise ConfigError(f"{KEY}: {str(p)!r} line {i}: {gap:g} ns after a {lengths[-1]}-byte frame is faster than the {link_bps / 1e9:g} Gbps link")
+            raise ConfigError(f"{key}: {str(p)!r} {at} {i}: {gap:g} ns after a {lengths[-1]}-byte frame is faster than the {link_bps / 1e9:g} Gbps link")
         gaps.append(round(gap * 1000))
         lengths.append(length)
     if sum(gaps) == 0:
-        raise ConfigError(f"{KEY}: {str(p)!r} has no time between frames; it would replay forever at one instant")
+        raise ConfigError(f"{key}: {str(p)!r} has no time between frames; it would replay forever at one instant")
     # The first frame's gap also separates one replay from the next; a zero one (a trace that
     # starts at time 0) becomes the mean gap of the rest.
     if gaps[0] == 0:

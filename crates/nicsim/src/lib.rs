@@ -70,6 +70,9 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
     out["conservation"] = Value::Object(cons);
     // Every result states how memory was priced (mode A or B, host-path §4.2-§4.3).
     out["memory_mode"] = json!(cfg.mem.mode);
+    if let Some(rec) = stats::record::record_json(&w) {
+        out["record"] = rec;
+    }
     if let Some(ports) = w.fabric.port_stats() {
         let ports: serde_json::Map<String, Value> = ports
             .iter()

@@ -1,6 +1,6 @@
 //! Results as JSON. Every key carries its unit; per-processor entries are keyed `NODE.PROCESSOR`.
 
-use crate::config::{IdleAccounting, STAGE_NAMES};
+use crate::config::{stage_name, IdleAccounting};
 use crate::stats::catalogue::{
     ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, HANDOFF_COUNTERS,
     LOCK_COUNTERS, NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
@@ -128,16 +128,6 @@ fn insert(map: &mut Map<String, Value>, key: &str, value: Value) {
         None => {
             map.insert(key.into(), value);
         }
-    }
-}
-
-/// A per-stage slot's name: `other` is work of no stage (application work, IPI sends),
-/// `lock_spin` spinning on a spinlock.
-fn stage_name(i: usize) -> &'static str {
-    match i {
-        0 => "other",
-        i if i <= STAGE_NAMES.len() => STAGE_NAMES[i - 1],
-        _ => "lock_spin",
     }
 }
 

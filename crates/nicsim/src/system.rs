@@ -9,13 +9,15 @@ use crate::hw::dma::Chan;
 use crate::hw::fabric::SwitchParams;
 use crate::hw::frame::{FlowId, NodeAddr};
 use crate::hw::nic::rss_queue;
+use crate::hw::slices::SliceLog;
 use crate::node::netdev::DevId;
+use crate::node::record::{Log, Recorder};
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::{Op, Priority};
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
-use crate::units::Freq;
+use crate::units::{Freq, Time};
 use crate::validate;
 use std::rc::Rc;
 
@@ -49,7 +51,8 @@ impl World {
     pub fn new(cfg: &Config) -> Result<World, String> {
         validate::topology(cfg)?;
         let addr_dev = addresses(cfg);
-        let nodes = build_nodes(cfg, &addr_dev)?;
+        let mut nodes = build_nodes(cfg, &addr_dev)?;
+        record(cfg, &mut nodes);
         let mut eng = Engine::new();
         start_periodic(cfg, &nodes, &mut eng);
         let switch = cfg.switch.present.then_some(SwitchParams {
@@ -376,5 +379,32 @@ fn start_periodic(cfg: &Config, nodes: &[Node], eng: &mut Engine<Ev>) {
         let every = cfg.topology.irq_rebalance_interval_ps;
         let server = cfg.topology.clients as u8;
         eng.after(every, Ev::IrqRebalance { node: server });
+    }
+}
+
+/// Recorders where `run.pcap` and `run.trace` ask for them.
+fn record(cfg: &Config, nodes: &mut [Node]) {
+    let r = &cfg.run;
+    let last = nodes.len() as i64 - 1;
+    let pcap_node = if r.pcap_node < 0 { last } else { r.pcap_node };
+    let from = Time(r.trace_from_ps.0);
+    for (i, n) in nodes.iter_mut().enumerate() {
+        if !(r.trace || r.pcap && i as i64 == pcap_node) {
+            continue;
+        }
+        let mut rec = Recorder::default();
+        if r.pcap && i as i64 == pcap_node {
+            rec.pcap = Some(Log::new(r.pcap_max_frames as usize));
+        }
+        if r.trace {
+            let max = r.trace_max_slices as usize;
+            rec.window = Some((from, from + r.trace_span_ps));
+            rec.wire = Log::new(max);
+            rec.dma = Log::new(max);
+            for p in &mut n.procs {
+                p.slices = Some(Box::new(SliceLog::new(from, from + r.trace_span_ps, max)));
+            }
+        }
+        n.record = Some(Box::new(rec));
     }
 }

@@ -143,6 +143,16 @@ pub struct Costs {
     pub ipc_by_id: Vec<f64>,
 }
 
+/// A per-stage slot's name: `other` is work of no stage (application work, IPI sends),
+/// `lock_spin` spinning on a spinlock.
+pub fn stage_name(i: usize) -> &'static str {
+    match i {
+        0 => "other",
+        i if i <= STAGE_NAMES.len() => STAGE_NAMES[i - 1],
+        _ => "lock_spin",
+    }
+}
+
 /// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
 pub const STAGE_NAMES: [&str; 51] = [
     "irq_entry",

@@ -11,7 +11,7 @@ mod memory;
 mod org;
 mod placement;
 mod workload;
-pub use costs::{Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
+pub use costs::{stage_name, Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 pub use org::{Buffers, LoopbackInput, Org, SocketLock, Wakeup};
@@ -61,6 +61,17 @@ pub struct Run {
     pub seed: u64,
     /// A label naming the scenario; echoed in the results, ignored by the model.
     pub scenario: String,
+    /// Record the frames crossing one node's MAC (`pcap_node`; -1: the last node, the
+    /// server), at most `pcap_max_frames`, for a pcap file.
+    pub pcap: bool,
+    pub pcap_node: i64,
+    pub pcap_max_frames: u64,
+    /// Record a timeline of [trace_from_ps, trace_from_ps + trace_span_ps): every
+    /// processor's slices (at most `trace_max_slices` each), frames and DMA transfers.
+    pub trace: bool,
+    pub trace_from_ps: Duration,
+    pub trace_span_ps: Duration,
+    pub trace_max_slices: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -7,6 +7,7 @@ use crate::units::{round_u64, Duration, Freq, Time};
 
 use super::job::MAX_PIECES;
 pub use super::job::{Job, JobData, LockRef, Notice, Piece, Then, Touches};
+use super::slices::SliceLog;
 
 pub fn cat_index(c: Category) -> usize {
     c as usize
@@ -156,6 +157,8 @@ pub struct Processor {
     /// Spinlocks its running job holds: the softirq does not preempt process context that
     /// holds one (Linux takes them with bottom halves disabled).
     pub locks_held: u8,
+    /// Its timeline in the trace window (`run.trace_span_ps`), when a trace is asked for.
+    pub slices: Option<Box<SliceLog>>,
 }
 
 impl Processor {
@@ -181,6 +184,7 @@ impl Processor {
                 ipc
             },
             locks_held: 0,
+            slices: None,
         }
     }
 
@@ -328,6 +332,13 @@ impl Processor {
             self.chunk_parts[i] = (cat, part.stage, d);
         }
         self.stats.ctx_ps[ctx as usize] += total;
+        if let Some(log) = &mut self.slices {
+            let mut at = start;
+            for &(_, stage, d) in &self.chunk_parts[..n] {
+                log.part(at, d, ctx as u8, stage);
+                at += Duration(d);
+            }
+        }
         self.chunk_n = n as u8;
         self.chunk_end = end;
         self.chunk_ctx = ctx;

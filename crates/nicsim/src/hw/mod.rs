@@ -16,3 +16,4 @@ pub mod job;
 pub mod link;
 pub mod memory;
 pub mod nic;
+pub mod slices;

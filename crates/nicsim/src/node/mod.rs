@@ -11,6 +11,7 @@
 pub mod effect;
 pub mod events;
 pub mod netdev;
+pub mod record;
 pub mod stats;
 
 use crate::config::{Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost};
@@ -95,6 +96,8 @@ pub struct Node {
     pub(crate) thread_lock: SpinLock,
     pub(crate) ip_lock: SpinLock,
     pub(crate) contexts_lock: SpinLock,
+    /// What it records for tools outside (`run.pcap`, `run.trace`), when asked.
+    pub record: Option<Box<record::Recorder>>,
 }
 
 /// Where an outgoing frame goes: the links and the switch between the nodes.
@@ -183,6 +186,7 @@ impl Node {
             ip_lock: SpinLock::default(),
             contexts_lock: SpinLock::default(),
             thread_lock: SpinLock::default(),
+            record: None,
         })
     }
 

@@ -141,6 +141,7 @@ impl Node {
     }
 
     pub(crate) fn send_frame(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, f: Frame) {
+        self.record_frame(eng.now(), true, &f);
         let (at, hop) = wire.send(eng.now(), self.devs[d].addr, f);
         eng.at(at, hop.into());
     }
@@ -152,6 +153,9 @@ impl Node {
             return;
         }
         if let Some(end) = dev.dma.start(ch, eng.now(), &mut self.io, &mut self.mem.nb) {
+            if let Some(r) = &mut self.record {
+                r.dma(eng.now(), end, d, ch);
+            }
             eng.at(
                 end,
                 Ev::Dma {
@@ -323,6 +327,7 @@ impl Node {
     /// A frame's last bit reached device `d`'s MAC.
     pub fn on_arrive(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, d: DevId, f: Frame) {
         self.stats.wire_arrived_bytes += wire_bytes(f.hdr.ip_bytes());
+        self.record_frame(eng.now(), false, &f);
         if self.devs[d].handoff.is_some() {
             self.fw_arrive(eng, wire, d, f);
             return;

@@ -5,6 +5,7 @@ pub mod catalogue;
 pub mod conservation;
 pub mod handoff;
 pub mod quantile;
+pub mod record;
 
 use crate::config::CATEGORY_COUNT;
 use crate::node::Node;

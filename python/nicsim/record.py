@@ -1,0 +1,212 @@
+"""A run's recordings as files other tools read: the frames that crossed one node's MAC as a
+pcap capture (Wireshark, tshark, tcptrace), and a window of the run as a Chrome/Perfetto
+trace (one track per processor with its contexts and stages, the wire and the DMA engine as
+tracks, frames as arrows from sender to receiver).
+
+The core records (`run.pcap`, `run.trace`, docs/output.md `record`); this module only
+writes the formats. Packets are built with dpkt. A capture holds headers only, with the
+frame's true length, as `tcpdump -s 128` would: nicsim carries no payload bytes.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .paths import _writable_parent
+
+SNAPLEN_BYTES = 128
+# Ports are not modelled: the higher-addressed end of a flow (the server in nicsim's layouts,
+# the last node) gets this one, the other an ephemeral port from the flow id.
+SERVER_PORT = 5001
+EPHEMERAL_FIRST = 32768
+EPHEMERAL_COUNT = 28232
+
+
+def output_file(path: str | None, arg: str, suffixes: tuple[str, ...]) -> None:
+    """Checked before any simulation runs: a file name with one of `suffixes` in a writable
+    folder."""
+    if not path:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise ConfigError(f"{arg} {path!r} is a directory; give a file such as {str(p / ('run' + suffixes[0]))!r}")
+    if p.suffix.lower() not in suffixes:
+        raise ConfigError(f"{arg} {path!r}: the file name must end in {' or '.join(suffixes)}")
+    _writable_parent(p, arg, path)
+
+
+# The files the command line asked for; the first run that records fills them.
+_SINK: dict[str, Any] = {}
+
+
+def arm(args: Any) -> None:
+    """`--pcap-out` and `--trace-out`: checked before anything runs, then the core is asked to
+    record (`run.pcap`, `run.trace`)."""
+    pcap, trace = getattr(args, "pcap_out", None), getattr(args, "trace_out", None)
+    output_file(pcap, "--pcap-out", (".pcap",))
+    output_file(trace, "--trace-out", (".json",))
+    _SINK.clear()
+    if pcap or trace:
+        args.set = list(args.set) + (["run.pcap=true"] if pcap else []) + (["run.trace=true"] if trace else [])
+        _SINK.update(pcap=pcap, trace=trace)
+
+
+def deliver(result: dict) -> None:
+    """Called on every run's result: the first one that recorded writes the armed files
+    (one line each on stderr), and its document keeps only what was written."""
+    if not _SINK or "record" not in result:
+        return
+    import sys
+
+    for line in save(result, _SINK["pcap"], _SINK["trace"]):
+        print(line, file=sys.stderr)
+    _SINK.clear()
+
+
+def _mac(node: int) -> bytes:
+    return bytes([0x02, 0, 0, 0, 0, node])
+
+
+def _ip(node: int) -> bytes:
+    return bytes([10, 0, 0, node + 1])
+
+
+def _ports(src: int, dst: int, flow: int) -> tuple[int, int]:
+    ephemeral = EPHEMERAL_FIRST + flow % EPHEMERAL_COUNT
+    return (ephemeral, SERVER_PORT) if src < dst else (SERVER_PORT, ephemeral)
+
+
+def frame_bytes(row: dict) -> bytes:
+    """The headers of one recorded frame (a row of `record.pcap.frames` by column name)."""
+    import dpkt
+
+    sport, dport = _ports(row["src"], row["dst"], row["flow"])
+    ip_len = min(row["ip_bytes"], 65535)
+    if row["proto"] == "raw":
+        return bytes(dpkt.ethernet.Ethernet(src=_mac(row["src"]), dst=_mac(row["dst"]), type=0x88B5, data=b""))
+    if row["proto"] == "tcp":
+        # Options fill the header to the length the frame has: timestamps (12 bytes with two
+        # NOPs) when they fit, NOPs for the rest (SACK blocks are not written out).
+        opt_len = max(0, min(40, row["ip_bytes"] - row["payload_bytes"] - 40))
+        opts = (b"\x01\x01\x08\x0a" + bytes(8) if opt_len >= 12 else b"")
+        opts += b"\x01" * (opt_len - len(opts))
+        l4 = dpkt.tcp.TCP(sport=sport, dport=dport, seq=row["seq"] & 0xFFFFFFFF, ack=row["ack"] & 0xFFFFFFFF,
+                          flags=row["tcp_flags"], win=min(row["window_bytes"], 65535), opts=opts, off=(20 + opt_len) // 4)
+        proto = dpkt.ip.IP_PROTO_TCP
+    else:
+        l4 = dpkt.udp.UDP(sport=sport, dport=dport, ulen=min(row["payload_bytes"] + 8, 65535))
+        proto = dpkt.ip.IP_PROTO_UDP
+    ip = dpkt.ip.IP(src=_ip(row["src"]), dst=_ip(row["dst"]), p=proto, ttl=64, data=l4)
+    bytes(ip)  # fills the transport checksum over the headers
+    # The datagram's true length, and the header checksum over it.
+    ip.len, ip.sum = ip_len, 0
+    ip.sum = dpkt.in_cksum(ip.pack_hdr())
+    return bytes(dpkt.ethernet.Ethernet(src=_mac(row["src"]), dst=_mac(row["dst"]), type=dpkt.ethernet.ETH_TYPE_IP, data=ip))
+
+
+def _rows(block: dict) -> list[dict]:
+    return [dict(zip(block["columns"], r)) for r in block["frames"]]
+
+
+def write_pcap(result: dict, path: str) -> int:
+    """Writes `result["record"]["pcap"]` as a pcap file with nanosecond timestamps; returns
+    the number of frames written."""
+    import dpkt
+
+    rec = (result.get("record") or {}).get("pcap")
+    if rec is None:
+        raise ConfigError("this result has no capture: run it with --pcap-out FILE (or --set run.pcap=true)")
+    rows = _rows(rec)
+    with open(path, "wb") as f:
+        f.write(bytes(dpkt.pcap.LEFileHdr(snaplen=SNAPLEN_BYTES, linktype=dpkt.pcap.DLT_EN10MB, magic=dpkt.pcap.TCPDUMP_MAGIC_NANO)))
+        for r in rows:
+            head = frame_bytes(r)[:SNAPLEN_BYTES]
+            sec, ns = divmod(r["at_ps"] // 1000, 10**9)
+            f.write(struct.pack("<IIII", sec, ns, len(head), 14 + r["ip_bytes"]) + head)
+    return len(rows)
+
+
+def _us(ps: int) -> float:
+    return ps / 1e6
+
+
+def trace_events(result: dict) -> list[dict]:
+    """`result["record"]["trace"]` as Chrome trace events (the JSON Perfetto opens)."""
+    tr = (result.get("record") or {}).get("trace")
+    if tr is None:
+        raise ConfigError("this result has no trace: run it with --trace-out FILE (or --set run.trace=true)")
+    ev: list[dict] = []
+    pids: dict[str, int] = {}
+    tids: dict[tuple[str, str], int] = {}
+
+    def track(node: str, name: str) -> tuple[int, int]:
+        """The (pid, tid) of a node's track, named on first use."""
+        if node not in pids:
+            pids[node] = len(pids) + 1
+            ev.append({"ph": "M", "name": "process_name", "pid": pids[node], "args": {"name": node}})
+        if (node, name) not in tids:
+            tids[node, name] = len(tids) + 1
+            ev.append({"ph": "M", "name": "thread_name", "pid": pids[node], "tid": tids[node, name], "args": {"name": name}})
+        return pids[node], tids[node, name]
+
+    for name, p in tr["processors"].items():
+        node, proc = name.split(".", 1)
+        pid, tid = track(node, proc)
+        for start, dur, ctx, stage in p["slices"]:
+            ev.append({"ph": "X", "name": stage, "cat": ctx, "pid": pid, "tid": tid, "ts": _us(start), "dur": _us(dur),
+                       "args": {"context": ctx}})
+    sent: dict[tuple, list[int]] = {}
+    arrows = 0
+    for node, blk in tr["nodes"].items():
+        for r in (dict(zip(tr["frame_columns"], x)) for x in blk["frames"]):
+            wire_ps = r["wire_ps"]
+            pid, tid = track(node, "wire tx" if r["tx"] else "wire rx")
+            start = r["at_ps"] if r["tx"] else r["at_ps"] - wire_ps
+            label = f"{r['proto']} flow {r['flow']} {r['payload_bytes']} B"
+            ev.append({"ph": "X", "name": label, "cat": "wire", "pid": pid, "tid": tid, "ts": _us(start), "dur": _us(wire_ps),
+                       "args": {k: r[k] for k in ("src", "dst", "flow", "seq", "ack", "ip_bytes", "payload_bytes")}})
+            key = (r["src"], r["dst"], r["flow"], r["seq"], r["payload_bytes"], r["tcp_flags"])
+            if r["tx"]:
+                sent.setdefault(key, []).append(len(ev) - 1)
+            elif sent.get(key):
+                tx = ev[sent[key].pop(0)]
+                arrows += 1
+                ev.append({"ph": "s", "id": arrows, "name": "frame", "cat": "flow", "pid": tx["pid"], "tid": tx["tid"], "ts": tx["ts"]})
+                ev.append({"ph": "f", "bp": "e", "id": arrows, "name": "frame", "cat": "flow", "pid": pid, "tid": tid, "ts": _us(start)})
+        for start, end, dev, chan in blk["dma"]:
+            pid, tid = track(node, f"dma {chan}")
+            ev.append({"ph": "X", "name": f"dev{dev} {chan}", "cat": "dma", "pid": pid, "tid": tid, "ts": _us(start), "dur": _us(end - start)})
+    return ev
+
+
+def write_trace(result: dict, path: str) -> int:
+    """Writes the trace window as Chrome trace JSON; returns the number of events."""
+    ev = trace_events(result)
+    tr = result["record"]["trace"]
+    doc = {"traceEvents": ev, "displayTimeUnit": "ns",
+           "otherData": {"from_ps": tr["from_ps"], "to_ps": tr["to_ps"], "generator": "nicsim"}}
+    Path(path).write_text(json.dumps(doc))
+    return len(ev)
+
+
+def save(result: dict, pcap_out: str | None, trace_out: str | None) -> list[str]:
+    """Writes the files asked for and replaces the bulky `record` in `result` by what was
+    written; returns one line per file for the user."""
+    rec = result.pop("record", None) or {}
+    notes, summary = [], {}
+    if pcap_out and "pcap" in rec:
+        n = write_pcap({"record": rec}, pcap_out)
+        summary["pcap"] = {"file": pcap_out, "node": rec["pcap"]["node"], "frames": n, "left_out": rec["pcap"]["left_out"]}
+        notes.append(f"pcap: {n:,} frames at {rec['pcap']['node']}'s MAC written to {pcap_out}"
+                     + (f" ({rec['pcap']['left_out']:,} left out: run.pcap_max_frames)" if rec["pcap"]["left_out"] else ""))
+    if trace_out and "trace" in rec:
+        n = write_trace({"record": rec}, trace_out)
+        tr = rec["trace"]
+        summary["trace"] = {"file": trace_out, "events": n, "from_ps": tr["from_ps"], "to_ps": tr["to_ps"]}
+        notes.append(f"trace: {n:,} events from {tr['from_ps'] / 1e9:g} ms to {tr['to_ps'] / 1e9:g} ms written to {trace_out}")
+    if summary:
+        result["record"] = summary
+    return notes

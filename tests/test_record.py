@@ -1,0 +1,109 @@
+"""A run as files other tools read (issue 32 items 2-4): a pcap capture out (read back with
+dpkt, as Wireshark would), a pcap capture in for the packet generator, and a Chrome/Perfetto
+trace whose busy time is the run's utilisation."""
+import json
+from collections import defaultdict
+
+import dpkt
+import pytest
+
+from nicsim.api import run
+from nicsim.cli import main as _main
+
+STREAM = ["netperf", "ortiz2008-base", "--duration", "20 ms", "--warmup", "0 s", "--set", "workload.netperf.start_spread_ps=0"]
+
+
+def main(argv):
+    """The command line in-process: its exit status."""
+    with pytest.raises(SystemExit) as e:
+        _main(argv)
+    return e.value.code
+
+
+def read_pcap(path):
+    with open(path, "rb") as f:
+        return [(ts, dpkt.ethernet.Ethernet(buf)) for ts, buf in dpkt.pcap.Reader(f)]
+
+
+def test_pcap_out_holds_the_servers_frames_with_their_true_lengths_and_simulated_times(tmp_path, capsys):
+    out = tmp_path / "run.pcap"
+    assert main([*STREAM, "--json", "--pcap-out", str(out)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    frames = read_pcap(out)
+    assert doc["record"]["pcap"] == {"file": str(out), "node": "node1", "frames": len(frames), "left_out": 0}
+    times = [ts for ts, _ in frames]
+    assert times == sorted(times) and 0 < times[-1] <= 0.020
+    data = [e for _, e in frames if e.data.data.dport == 5001]
+    acks = [e for _, e in frames if e.data.data.sport == 5001]
+    assert data and acks
+    # Headers only, but the IP length is the datagram's: the payload the server took in.
+    payload = sum(e.data.len - 20 - 4 * e.data.data.off for e in data)
+    node = doc["nodes"]["node1"]
+    assert payload == pytest.approx(doc["conservation"]["node0_to_node1"]["delivered_bytes"]
+                                    + doc["conservation"]["node0_to_node1"]["in_flight_bytes"], rel=0.05)
+    assert node["acks_sent"] == pytest.approx(len(acks), abs=2)
+    assert all(e.data.data.flags & dpkt.tcp.TH_ACK for e in acks)
+
+
+def test_a_connection_per_transaction_shows_its_handshakes_and_teardowns(tmp_path):
+    out = tmp_path / "crr.pcap"
+    assert main(["netperf", "ortiz2008-base", "--test", "TCP_CRR", "--msg-size", "1 B", "--duration", "5 ms", "--warmup", "1 ms",
+                 "--pcap-out", str(out), "--json"]) == 0
+    flags = [e.data.data.flags for _, e in read_pcap(out)]
+    syn = sum(1 for f in flags if f & dpkt.tcp.TH_SYN and not f & dpkt.tcp.TH_ACK)
+    synack = sum(1 for f in flags if f & dpkt.tcp.TH_SYN and f & dpkt.tcp.TH_ACK)
+    fin = sum(1 for f in flags if f & dpkt.tcp.TH_FIN)
+    assert syn > 5 and abs(syn - synack) <= 1 and fin >= syn
+
+
+def test_the_generator_replays_a_capture_at_its_rate(tmp_path):
+    cap = tmp_path / "cap.pcap"
+    # A capture made here: 1,000 frames of 1,000 bytes at 10,000 frames/s, plus the reverse
+    # direction's small frames, which the replay leaves out.
+    with open(cap, "wb") as f:
+        w = dpkt.pcap.Writer(f)
+        for i in range(1000):
+            eth = dpkt.ethernet.Ethernet(src=b"\x02\0\0\0\0\1", dst=b"\x02\0\0\0\0\2", data=bytes(986))
+            w.writepkt(bytes(eth), ts=1.0 + i * 1e-4)
+            back = dpkt.ethernet.Ethernet(src=b"\x02\0\0\0\0\2", dst=b"\x02\0\0\0\0\1", data=bytes(46))
+            w.writepkt(bytes(back), ts=1.0 + i * 1e-4 + 5e-5)
+    doc = run("ortiz2008-base", {"workload.kind": "packet_gen", "workload.packet_gen.pcap": str(cap)})
+    g = doc["packet_gen"]
+    assert g["offered_pps"] == pytest.approx(10_000, rel=0.01)
+    assert doc["config"]["workload"]["packet_gen"]["trace_frame_bytes"][:2] == [1004, 1004]
+
+
+@pytest.mark.parametrize("content, says", [(b"not a capture at all", "is not a pcap or pcapng capture"), (b"", "is not a pcap")])
+def test_a_bad_capture_is_one_line(tmp_path, capsys, content, says):
+    cap = tmp_path / "bad.pcap"
+    cap.write_bytes(content)
+    assert main(["run", "--set", "workload.kind=packet_gen", "--set", f"workload.packet_gen.pcap={cap}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "workload.packet_gen.pcap" in err[0] and says in err[0]
+
+
+def test_the_trace_has_a_track_per_processor_wire_and_dma_and_its_busy_time_is_the_utilisation(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main([*STREAM, "--json", "--trace-out", str(out), "--set", "run.trace_span_ps=20 ms"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    ev = json.loads(out.read_text())["traceEvents"]
+    procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    names = {(e["pid"], e["tid"]): f"{procs[e['pid']]}.{e['args']['name']}" for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert {"node0.cpu0", "node1.cpu0", "node0.wire tx", "node1.wire rx", "node1.dma rx"} <= set(names.values())
+    busy = defaultdict(float)
+    for e in ev:
+        if e["ph"] == "X" and e["cat"] in ("hardirq", "softirq", "process"):
+            busy[names[e["pid"], e["tid"]]] += e["dur"]
+    for p in ("node0.cpu0", "node1.cpu0"):
+        assert busy[p] / 20_000 == pytest.approx(doc["processors"][p]["utilisation"], rel=1e-6)
+    # Every frame node0 sent that arrived in the window is an arrow to node1.
+    assert sum(1 for e in ev if e["ph"] == "s") >= doc["nodes"]["node1"]["acks_sent"] // 2
+
+
+@pytest.mark.parametrize("args, says", [(["--pcap-out", "/nonexistent/x.pcap"], "does not exist"),
+                                        (["--trace-out", "t.txt"], "must end in .json"),
+                                        (["--pcap-out", "."], "is a directory")])
+def test_record_paths_are_checked_before_anything_runs(capsys, args, says):
+    assert main(["netpipe", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0]
