@@ -145,3 +145,31 @@ def test_a_bad_trace_is_one_line(tmp_path, text, names):
     r = cli("web", "ortiz2008-base", "--trace", str(f))
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and names in lines[0] and "workload.web.trace_file" in lines[0], r.stderr
+
+
+def test_a_common_log_format_access_log_is_replayed_as_connections_per_host(tmp_path):
+    from nicsim.trace import load_web_trace
+
+    log = tmp_path / "access.log"
+    log.write_text(
+        '10.0.0.1 - - [30/Apr/1998:21:30:17 +0000] "GET /index.html HTTP/1.0" 200 5120\n'
+        '10.0.0.2 - - [30/Apr/1998:21:30:18 +0000] "GET /a.gif HTTP/1.0" 200 1024\n'
+        '10.0.0.1 - - [30/Apr/1998:21:30:20 +0000] "GET /b.gif HTTP/1.0" 304 -\n'
+        '10.0.0.1 - - [30/Apr/1998:21:30:40 +0000] "GET /c.html HTTP/1.0" 200 300\n')
+    sizes, arrivals = load_web_trace(log)
+    # Host 1's second request follows within 15 s (one connection); its third, 20 s later, opens another.
+    assert sizes == [[5120, 1], [1024], [300]]
+    assert arrivals == [0, 1_000_000_000_000, 23_000_000_000_000]
+    busy = tmp_path / "busy.log"
+    busy.write_text("".join(f'10.0.{i // 200}.{i % 200} - - [30/Apr/1998:21:30:17 +0000] "GET / HTTP/1.0" 200 2048\n'
+                            for i in range(400)))
+    out = run_web("ortiz2008-base", {**SHORT, "workload.web.trace_file": str(busy)}, users=20, clients=1)
+    assert out["web"]["mix"] == "trace" and out["web"]["requests_per_s"] > 100
+    assert out["web"]["bandwidth_mbps"] == pytest.approx(out["web"]["requests_per_s"] * 2048 * 8 / 1e6, rel=0.01)
+
+
+def test_a_log_line_that_is_not_common_log_format_is_one_line(tmp_path):
+    log = tmp_path / "access.log"
+    log.write_text('10.0.0.1 - - [30/Apr/1998:21:30:17 +0000] "GET / HTTP/1.0" 200 5120\nnot a log line\n')
+    r = cli("web", "--trace", str(log), "--duration", "10 ms")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "line 2: not Common Log Format" in r.stderr

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 from .errors import ConfigError
@@ -129,14 +130,65 @@ def load_trace(path: str | Path, framing: dict, link_bps: int, key: str = KEY) -
 
 
 WEB_KEY = "workload.web.trace_file"
+# host ident authuser [date] "request" status bytes (Apache's `common`; `combined` adds fields).
+CLF = re.compile(r'^(\S+) \S+ \S+ \[([^\]]+)\] "[^"]*" (\d{3}) (\d+|-)')
+# A log has no connections: a host's requests share one while each follows the last within
+# Apache 2.0's KeepAliveTimeout (15 s), up to MaxKeepAliveRequests (100).
+KEEPALIVE_TIMEOUT_S = 15.0
+MAX_KEEPALIVE_REQUESTS = 100
+
+
+def _clf(p: Path) -> tuple[list[list[int]], list[int]]:
+    """A Common Log Format access log as connections (see KEEPALIVE_TIMEOUT_S) with their
+    arrivals. A response without a body (`-` or 0 bytes: a 304, a HEAD) counts 1 byte, the
+    least a response carries in the model; CLF counts no headers."""
+    from datetime import datetime
+
+    conns: list[tuple[float, list[int]]] = []
+    open_by_host: dict[str, tuple[int, float]] = {}
+    try:
+        lines = p.read_text(errors="strict").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} cannot be read: {e}") from None
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        m = CLF.match(line)
+        try:
+            t = datetime.strptime(m.group(2), "%d/%b/%Y:%H:%M:%S %z").timestamp() if m else None
+        except ValueError:
+            t = None
+        if t is None:
+            raise ConfigError(f"{WEB_KEY}: {str(p)!r} line {i}: not Common Log Format (host ident user [date] \"request\" status bytes)")
+        host, size = m.group(1), int(m.group(4)) if m.group(4) != "-" else 0
+        k, last = open_by_host.get(host, (-1, 0.0))
+        if k < 0 or t - last > KEEPALIVE_TIMEOUT_S or len(conns[k][1]) >= MAX_KEEPALIVE_REQUESTS:
+            conns.append((t, []))
+            k = len(conns) - 1
+        conns[k][1].append(max(size, 1))
+        open_by_host[host] = (k, t)
+    if not conns:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} has no requests")
+    t0 = min(t for t, _ in conns)
+    return [sizes for _, sizes in conns], [round((t - t0) * 1e12) for t, _ in conns]
 
 
 def load_web_trace(path: str | Path) -> tuple[list[list[int]], list[int]]:
     """A web request trace (handoff.md §9.2): a CSV with a header, one request per row,
-    `connection_id, request_index, response_bytes[, arrival_ns]`. Returns each connection's
-    response sizes in request order (connections in order of first appearance), and, when the
-    file has `arrival_ns`, each connection's arrival in ps (its earliest row's)."""
+    `connection_id, request_index, response_bytes[, arrival_ns]`, or a server's access log in
+    Common Log Format. Returns each connection's response sizes in request order
+    (connections in order of first appearance), and, when the file has times, each
+    connection's arrival in ps (its earliest request's)."""
     p = Path(path)
+    try:
+        with open(p, errors="replace") as f:
+            first = f.readline()
+    except FileNotFoundError:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} not found") from None
+    except OSError as e:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} cannot be read: {e}") from None
+    if CLF.match(first):
+        return _clf(p)
     rows = _rows(WEB_KEY, p, "requests")
     cols = set(rows[0])
     need = {"connection_id", "request_index", "response_bytes"}
