@@ -53,6 +53,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 def _record_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pcap-out", metavar="FILE.pcap", help="write the frames that crossed the server's MAC (run.pcap_node) as a pcap capture (headers, true lengths, simulated time)")
     p.add_argument("--trace-out", metavar="FILE.json", help="write a Chrome/Perfetto trace of the window run.trace_from_ps + run.trace_span_ps (default the first 10 ms)")
+    p.add_argument("--series", metavar="INTERVAL", help="a time series of the whole run in intervals of INTERVAL, e.g. 1ms (throughput, utilisation per processor, queue lengths): the JSON document's series")
+    p.add_argument("--series-plot", metavar="FILE", help="with --series: plot it to this image file")
 
 
 def build_parser() -> argparse.ArgumentParser:

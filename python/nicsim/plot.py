@@ -71,3 +71,23 @@ def plot_gamma(sweep: dict, path, fit=None) -> None:
     fig.tight_layout()
     fig.savefig(Path(path), dpi=110)
     plt.close(fig)
+
+
+def plot_series(series: dict, path) -> None:
+    """A run over time: each node's throughput in, each processor's utilisation, and the
+    queues, one panel each (`series` of a result, docs/output.md)."""
+    cols, rows = series["columns"], np.array(series["rows"], dtype=float).reshape(-1, len(series["columns"]))
+    t_ms = rows[:, 0] * 1e3 if len(rows) else np.array([])
+    panels = (("_mbps", "Mb/s"), (".utilisation", "utilisation"), (("_frames", "_threads"), "frames, threads"))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 8), sharex=True)
+    for ax, (suffix, label) in zip(axes, panels):
+        for j, c in enumerate(cols):
+            if c.endswith(suffix) and (len(rows) == 0 or rows[:, j].any()):
+                ax.plot(t_ms, rows[:, j], label=c, linewidth=1)
+        ax.set_ylabel(label)
+        if ax.lines:
+            ax.legend(fontsize=7, loc="upper right")
+    axes[-1].set_xlabel("simulated time (ms)")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

@@ -43,25 +43,42 @@ _SINK: dict[str, Any] = {}
 
 
 def arm(args: Any) -> None:
-    """`--pcap-out` and `--trace-out`: checked before anything runs, then the core is asked to
-    record (`run.pcap`, `run.trace`)."""
+    """`--pcap-out`, `--trace-out`, `--series` and `--series-plot`: checked before anything
+    runs, then the core is asked to record (`run.pcap`, `run.trace`, `run.series_ps`)."""
+    from .paths import plot_file
+
     pcap, trace = getattr(args, "pcap_out", None), getattr(args, "trace_out", None)
+    series, series_plot = getattr(args, "series", None), getattr(args, "series_plot", None)
     output_file(pcap, "--pcap-out", (".pcap",))
     output_file(trace, "--trace-out", (".json",))
+    plot_file(series_plot, "--series-plot")
+    if series_plot and not series:
+        raise ConfigError("--series-plot needs --series INTERVAL (e.g. --series 1ms)")
     _SINK.clear()
-    if pcap or trace:
-        args.set = list(args.set) + (["run.pcap=true"] if pcap else []) + (["run.trace=true"] if trace else [])
-        _SINK.update(pcap=pcap, trace=trace)
+    if pcap or trace or series:
+        args.set = (list(args.set) + (["run.pcap=true"] if pcap else []) + (["run.trace=true"] if trace else [])
+                    + ([f"run.series_ps={series}"] if series else []))
+        _SINK.update(pcap=pcap, trace=trace, series_plot=series_plot)
 
 
 def deliver(result: dict) -> None:
     """Called on every run's result: the first one that recorded writes the armed files
     (one line each on stderr), and its document keeps only what was written."""
-    if not _SINK or "record" not in result:
+    if not _SINK or not ("record" in result or "series" in result):
         return
     import sys
 
-    for line in save(result, _SINK["pcap"], _SINK["trace"]):
+    lines = save(result, _SINK["pcap"], _SINK["trace"])
+    s = result.get("series")
+    if s is not None:
+        lines.append(f"series: {len(s['rows']):,} intervals of {s['interval_s'] * 1e3:g} ms in the JSON document's series (--json)"
+                     + (f", {s['left_out']:,} left out (run.series_max_rows)" if s["left_out"] else ""))
+        if _SINK["series_plot"]:
+            from .plot import plot_series
+
+            plot_series(s, _SINK["series_plot"])
+            lines.append(f"series plot written to {_SINK['series_plot']}")
+    for line in lines:
         print(line, file=sys.stderr)
     _SINK.clear()
 

@@ -202,7 +202,13 @@ def frames(result: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     if isinstance(result, Mapping):
         for key, build in KINDS:
             if isinstance(result.get(key), (Mapping, list)) and (key != "handoff" or "web" in result):
-                return build(result)
+                tables = build(result)
+                if "series" in result:
+                    import pandas
+
+                    s = result["series"]
+                    tables["series"] = pandas.DataFrame(s["rows"], columns=s["columns"])
+                return tables
         got = f"one with keys {sorted(result)[:12]}"
     else:
         got = f"a {type(result).__name__}"

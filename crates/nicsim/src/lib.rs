@@ -45,6 +45,7 @@ use config::Config;
 use hw::frame::NodeAddr;
 use node::events::Ev;
 use serde_json::{json, Value};
+use stats::series::Series;
 
 /// Runs the workload a configuration names; returns its results as JSON. A run that breaks
 /// an invariant keeps what it measured before the break beside the `error`.
@@ -52,7 +53,10 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
     let started = std::time::Instant::now();
     let mut wl = workload::build(cfg);
     let mut w = system::World::new(cfg).map_err(Error::Config)?;
-    let err = workload::drive(&mut w, wl.as_mut()).err();
+    let r = &cfg.run;
+    let mut series =
+        (r.series_ps.0 > 0).then(|| Series::new(&w.nodes, r.series_ps, r.series_max_rows as usize));
+    let err = workload::drive_sampled(&mut w, wl.as_mut(), series.as_mut()).err();
     let mut out = wl.report(&w);
     if let Some(e) = err {
         out["error"] = json!(e);
@@ -72,6 +76,16 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
     out["memory_mode"] = json!(cfg.mem.mode);
     if let Some(rec) = stats::record::record_json(&w) {
         out["record"] = rec;
+    }
+    if let Some(s) = &mut series {
+        // Intervals that end after the last event but before the next one (the run stopped
+        // at a window edge between them): nothing changed since, so their counters are known.
+        let next = w.eng.peek_time().unwrap_or(w.eng.now());
+        s.until(
+            &w.nodes,
+            next.min(w.eng.now() + r.series_ps + units::Duration(1)),
+        );
+        out["series"] = s.to_json();
     }
     if let Some(ports) = w.fabric.port_stats() {
         let ports: serde_json::Map<String, Value> = ports

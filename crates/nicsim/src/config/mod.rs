@@ -72,6 +72,9 @@ pub struct Run {
     pub trace_from_ps: Duration,
     pub trace_span_ps: Duration,
     pub trace_max_slices: u64,
+    /// The run over time in intervals of this (0: off), at most `series_max_rows` of them.
+    pub series_ps: Duration,
+    pub series_max_rows: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

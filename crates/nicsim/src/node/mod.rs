@@ -190,6 +190,11 @@ impl Node {
         })
     }
 
+    /// Threads runnable and waiting for a processor here.
+    pub fn runnable(&self) -> usize {
+        self.runq.iter().map(|q| q.len()).sum()
+    }
+
     /// What a job of connection `flow` touches: its socket buffer from stream offset `seq`,
     /// `bytes` long (the user's buffer and the ring slot are set where they are known).
     pub(crate) fn data(flow: FlowId, seq: u64, bytes: u64) -> JobData {

@@ -49,6 +49,17 @@ pub struct NetDev {
 }
 
 impl NetDev {
+    /// Received frames in host memory waiting for the driver (the ring, and bursts a
+    /// ring-accumulating NIC delivered).
+    pub fn ring_waiting(&self) -> usize {
+        self.nic.rx_ready.len() + self.delivered.len()
+    }
+
+    /// Frames waiting for a transmit descriptor.
+    pub fn qdisc_len(&self) -> usize {
+        self.qdisc.len()
+    }
+
     pub fn new(
         nic: Nic<Payload>,
         dma: DmaEngine<Frame>,

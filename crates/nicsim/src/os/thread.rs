@@ -132,6 +132,11 @@ impl RunQueue {
         }
     }
 
+    /// Threads waiting to run here.
+    pub(crate) fn len(&self) -> usize {
+        self.keys.len()
+    }
+
     /// The first runnable thread after `after` (from the front if None).
     pub(crate) fn next_after(&self, after: Option<RunKey>) -> Option<RunKey> {
         let at = match after {

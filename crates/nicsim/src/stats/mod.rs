@@ -6,6 +6,7 @@ pub mod conservation;
 pub mod handoff;
 pub mod quantile;
 pub mod record;
+pub mod series;
 
 use crate::config::CATEGORY_COUNT;
 use crate::node::Node;

@@ -15,6 +15,7 @@ pub mod web;
 use crate::config::{Config, WorkloadKind};
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::stack::conn::ConnId;
+use crate::stats::series::Series;
 use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::{Duration, Time};
@@ -112,6 +113,15 @@ pub fn build(cfg: &Config) -> Box<dyn Workload> {
 /// Runs `wl` until it stops: its own times go before or after engine events as it asks,
 /// and every finished thread operation is handed to it after the event that finished it.
 pub fn drive(w: &mut World, wl: &mut dyn Workload) -> Result<(), String> {
+    drive_sampled(w, wl, None)
+}
+
+/// `drive`, with `series` given a row for every interval that ends before each event.
+pub fn drive_sampled(
+    w: &mut World,
+    wl: &mut dyn Workload,
+    mut series: Option<&mut Series>,
+) -> Result<(), String> {
     wl.start(w)?;
     // The workload's own next time changes only when it is called; asked again after each call.
     let mut next = wl.next_time();
@@ -128,6 +138,9 @@ pub fn drive(w: &mut World, wl: &mut dyn Workload) -> Result<(), String> {
             }
             next = wl.next_time();
             continue;
+        }
+        if let (Some(t), Some(s)) = (peek, series.as_deref_mut()) {
+            s.until(&w.nodes, t);
         }
         if !w.step() {
             return Err(wl.stalled(w));
