@@ -42,3 +42,19 @@ def test_a_bad_size_is_refused_with_its_name():
         ilp.t_sep(-1)
     with pytest.raises(ValueError, match="size"):
         ilp.t_ilp(math.nan)
+
+
+@pytest.mark.parametrize("org", ["streams-demux", "streams"])
+def test_the_demultiplexed_stacks_separate_checksum_is_priced_as_the_c_routine(org):
+    from nicsim.config import resolve
+
+    core = resolve("roca1996-ethernet", {"org.name": org}).core
+    c, clock_hz = core["costs"]["tx_csum_fold"], core["cpu"]["clock_hz"]
+    instructions = c["i_pkt"] + c["i_byte"] * 1024
+    assert instructions == pytest.approx(1369, abs=1)  # §B.9's C routine over 1064 B
+    # Its time is the cost model's eq. (2) within the trace's own 3% gap to it.
+    t_us = instructions / c["ipc"] / clock_hz * 1e6
+    assert t_us == pytest.approx(ilp.t_cksum(1024), rel=0.07)
+    # The BSD path keeps the assembly routine (833 instructions).
+    bsd = resolve("roca1996-ethernet", {"org.name": "bsd"}).core["costs"]["tx_csum_fold"]
+    assert bsd["i_pkt"] + bsd["i_byte"] * 1024 == pytest.approx(833, abs=1)
