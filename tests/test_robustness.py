@@ -39,3 +39,36 @@ def test_any_combination_runs_to_completion_and_conserves_bytes(preset, sets):
     for p in out["points"]:
         for pr in p["processors"].values():
             assert pr["utilisation"] <= 1.0 + 1e-9
+
+
+def test_replications_show_a_progress_bar_on_a_terminal_only(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "nicsim", "netperf", "--duration", "5 ms", "--warmup", "1 ms", "--replications", "3", "--json"]
+    piped = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and "replications" not in piped.stderr
+    # On a terminal (a pseudo-terminal here) the bar counts the runs on stderr.
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    with open(tmp_path / "out.json", "w") as out:
+        p = subprocess.Popen(args, stdout=out, stderr=slave, stdin=subprocess.DEVNULL)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert p.wait(timeout=120) == 0
+    os.close(master)
+    assert b"replications" in seen and b"3/3" in seen

@@ -8,6 +8,7 @@ parameters, runs the replications, and summarises them with a 95% confidence int
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from . import api
@@ -89,7 +90,15 @@ def replicate(config_source, sets: dict, replications: int, block: str, summaris
     if replications == 1:
         return first
     seed0 = first["config"]["run"]["seed"]
-    runs = [first[block]] + [api.run(config_source, {**sets, "run.seed": seed0 + r})[block] for r in range(1, replications)]
+    runs = [first[block]]
+    # A bar on a terminal only: nothing in a pipe or a log, or beside --json to a file.
+    from tqdm.auto import tqdm
+
+    with tqdm(total=replications, initial=1, unit="run", desc="replications", file=sys.stderr,
+              disable=not sys.stderr.isatty(), dynamic_ncols=True) as bar:
+        for r in range(1, replications):
+            runs.append(api.run(config_source, {**sets, "run.seed": seed0 + r})[block])
+            bar.update(1)
     summary = {}
     for path in summarised:
         vals = [_at(r, path) for r in runs]
