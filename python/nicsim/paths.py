@@ -19,18 +19,24 @@ def _writable_parent(p: Path, arg: str, path: str) -> None:
         raise ConfigError(f"{arg} {path!r}: the folder {str(parent)!r} is not writable")
 
 
-def plot_file(path: str | None, arg: str = "--plot") -> None:
-    """A plot goes to a file with an image extension matplotlib writes, in a writable folder."""
+def output_file(path: str | None, arg: str, suffixes: tuple[str, ...], example: str = "run") -> None:
+    """An output file: a name ending in one of `suffixes`, writable, in a writable folder."""
     if not path:
         return
     p = Path(path)
     if p.is_dir():
-        raise ConfigError(f"{arg} {path!r} is a directory; give a file such as {str(p / 'plot.png')!r}")
-    if p.suffix.lower() not in PLOT_EXTENSIONS:
-        raise ConfigError(f"{arg} {path!r}: the file name must end in one of {', '.join(PLOT_EXTENSIONS)}")
+        raise ConfigError(f"{arg} {path!r} is a directory; give a file such as {str(p / (example + suffixes[0]))!r}")
+    if p.suffix.lower() not in suffixes:
+        allowed = f"one of {', '.join(suffixes)}" if len(suffixes) > 1 else suffixes[0]
+        raise ConfigError(f"{arg} {path!r}: the file name must end in {allowed}")
     if p.exists() and not os.access(p, os.W_OK):
         raise ConfigError(f"{arg} {path!r} is not writable")
     _writable_parent(p, arg, path)
+
+
+def plot_file(path: str | None, arg: str = "--plot") -> None:
+    """A plot goes to a file with an image extension matplotlib writes, in a writable folder."""
+    output_file(path, arg, PLOT_EXTENSIONS, "plot")
 
 
 def store_file(path: str, arg: str = "--out") -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .paths import _writable_parent
+from .paths import output_file
 
 SNAPLEN_BYTES = 128
 # Ports are not modelled: the higher-addressed end of a flow (the server in nicsim's layouts,
@@ -23,19 +23,6 @@ SNAPLEN_BYTES = 128
 SERVER_PORT = 5001
 EPHEMERAL_FIRST = 32768
 EPHEMERAL_COUNT = 28232
-
-
-def output_file(path: str | None, arg: str, suffixes: tuple[str, ...]) -> None:
-    """Checked before any simulation runs: a file name with one of `suffixes` in a writable
-    folder."""
-    if not path:
-        return
-    p = Path(path)
-    if p.is_dir():
-        raise ConfigError(f"{arg} {path!r} is a directory; give a file such as {str(p / ('run' + suffixes[0]))!r}")
-    if p.suffix.lower() not in suffixes:
-        raise ConfigError(f"{arg} {path!r}: the file name must end in {' or '.join(suffixes)}")
-    _writable_parent(p, arg, path)
 
 
 # The files the command line asked for; the first run that records fills them.
