@@ -94,7 +94,10 @@ def frame_bytes(row: dict) -> bytes:
     if row["proto"] == "tcp":
         # Options fill the header to the length the frame has: timestamps (12 bytes with two
         # NOPs) when they fit, NOPs for the rest (SACK blocks are not written out).
-        opt_len = max(0, min(40, row["ip_bytes"] - row["payload_bytes"] - 40))
+        # The headers' length is the frame's (the core's); their fixed parts are the format's.
+        base = dpkt.ip.IP.__hdr_len__ + dpkt.tcp.TCP.__hdr_len__
+        most = 4 * 0xF - dpkt.tcp.TCP.__hdr_len__  # a 4-bit data offset in 32-bit words
+        opt_len = max(0, min(most, row["ip_bytes"] - row["payload_bytes"] - base))
         opts = (b"\x01\x01\x08\x0a" + bytes(8) if opt_len >= 12 else b"")
         opts += b"\x01" * (opt_len - len(opts))
         l4 = dpkt.tcp.TCP(sport=sport, dport=dport, seq=row["seq"] & 0xFFFFFFFF, ack=row["ack"] & 0xFFFFFFFF,
