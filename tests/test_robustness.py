@@ -41,23 +41,19 @@ def test_any_combination_runs_to_completion_and_conserves_bytes(preset, sets):
             assert pr["utilisation"] <= 1.0 + 1e-9
 
 
-def test_replications_show_a_progress_bar_on_a_terminal_only(tmp_path):
+def stderr_on_a_terminal(args, out_path) -> bytes:
+    """What a command writes to stderr when stderr is a terminal (a pseudo-terminal, 100
+    columns wide) and stdout a file."""
+    import fcntl
     import os
     import pty
-    import subprocess
-    import sys
-
-    args = [sys.executable, "-m", "nicsim", "netperf", "--duration", "5 ms", "--warmup", "1 ms", "--replications", "3", "--json"]
-    piped = subprocess.run(args, capture_output=True, text=True, timeout=120)
-    assert piped.returncode == 0 and "replications" not in piped.stderr
-    # On a terminal (a pseudo-terminal here) the bar counts the runs on stderr.
-    import fcntl
     import struct
+    import subprocess
     import termios
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    with open(tmp_path / "out.json", "w") as out:
+    with open(out_path, "w") as out:
         p = subprocess.Popen(args, stdout=out, stderr=slave, stdin=subprocess.DEVNULL)
         os.close(slave)
         seen = b""
@@ -69,6 +65,28 @@ def test_replications_show_a_progress_bar_on_a_terminal_only(tmp_path):
             if not chunk:
                 break
             seen += chunk
-        assert p.wait(timeout=120) == 0
+        assert p.wait(timeout=300) == 0
     os.close(master)
+    return seen
+
+
+def test_replications_show_a_progress_bar_on_a_terminal_only(tmp_path):
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "nicsim", "netperf", "--duration", "5 ms", "--warmup", "1 ms", "--replications", "3", "--json"]
+    piped = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and "replications" not in piped.stderr
+    seen = stderr_on_a_terminal(args, tmp_path / "out.json")
     assert b"replications" in seen and b"3/3" in seen
+
+
+def test_a_run_longer_than_a_few_seconds_shows_the_simulated_time_it_has_reached(tmp_path):
+    import json
+    import sys
+
+    args = [sys.executable, "-m", "nicsim", "web", "ortiz2008-onload", "--users", "2500", "--warmup", "15 s",
+            "--duration", "5 s", "--json"]
+    seen = stderr_on_a_terminal(args, tmp_path / "out.json")
+    assert b"simulated" in seen and b"/20.00 s" in seen
+    assert json.loads((tmp_path / "out.json").read_text())["web"]["requests_per_s"] > 0

@@ -11,6 +11,7 @@ from . import _core
 from .config import Resolved, resolve
 from .errors import ConfigError, SimulationError
 from .physics import derived, hardware_latencies  # noqa: F401  the core's physics (docs/output.md)
+from .progress import watching, window_end_ps
 from .record import deliver
 from .tables import frames  # noqa: F401  result documents as pandas tables (docs/output.md)
 
@@ -63,7 +64,8 @@ def run(cfg: Source = None, sets: Sets = None) -> dict[str, Any]:
     """Runs the workload a configuration names; returns the result document."""
     r = as_resolved(cfg, sets)
     try:
-        out = json.loads(_core.run(r.to_json()))
+        with watching(window_end_ps(r.values)):
+            out = json.loads(_core.run(r.to_json()))
     except ValueError as e:
         raise ConfigError(str(e)) from None
     except RuntimeError as e:

@@ -213,9 +213,11 @@ def _dispatch(argv: list[str]) -> int:
 
         return main_probe(argv[1:])
     args = build_parser().parse_args(argv)
+    from . import progress
     from .record import arm
 
     arm(args)
+    progress.enabled = True
     return COMMANDS[args.cmd](args)
 
 

@@ -21,6 +21,13 @@ fn run(py: Python<'_>, config_json: String) -> PyResult<String> {
         .map_err(to_py)
 }
 
+/// How far the simulation running now has got, in simulated picoseconds (0 before its first
+/// events); for a progress display in another thread.
+#[pyfunction]
+fn progress() -> u64 {
+    nicsim::workload::PROGRESS_PS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Checks that the core accepts a configuration, without running it.
 #[pyfunction]
 fn validate(config_json: &str) -> PyResult<()> {
@@ -84,6 +91,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A model panic comes back as a SimulationError carrying its message; no dump on stderr.
     std::panic::set_hook(Box::new(|_| {}));
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(progress, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(engine_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench_bare_heap, m)?)?;

@@ -20,6 +20,7 @@ use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::{Duration, Time};
 use serde_json::Value;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A measured window after a warm-up: its edges and the snapshot taken at the first.
 #[derive(Debug)]
@@ -110,6 +111,11 @@ pub fn build(cfg: &Config) -> Box<dyn Workload> {
     }
 }
 
+/// How far the running simulation has got, in simulated ps, for a progress display beside it
+/// (`nicsim._core.progress`); written every `PROGRESS_EVERY` events, never read by the model.
+pub static PROGRESS_PS: AtomicU64 = AtomicU64::new(0);
+const PROGRESS_EVERY: u64 = 1 << 14;
+
 /// Runs `wl` until it stops: its own times go before or after engine events as it asks,
 /// and every finished thread operation is handed to it after the event that finished it.
 pub fn drive(w: &mut World, wl: &mut dyn Workload) -> Result<(), String> {
@@ -122,9 +128,11 @@ pub fn drive_sampled(
     wl: &mut dyn Workload,
     mut series: Option<&mut Series>,
 ) -> Result<(), String> {
+    PROGRESS_PS.store(0, Ordering::Relaxed);
     wl.start(w)?;
     // The workload's own next time changes only when it is called; asked again after each call.
     let mut next = wl.next_time();
+    let mut steps: u64 = 0;
     loop {
         let peek = w.eng.peek_time();
         let due = match next {
@@ -144,6 +152,10 @@ pub fn drive_sampled(
         }
         if !w.step() {
             return Err(wl.stalled(w));
+        }
+        steps += 1;
+        if steps.is_multiple_of(PROGRESS_EVERY) {
+            PROGRESS_PS.store(w.eng.now().0, Ordering::Relaxed);
         }
         while let Some((node, tid)) = w.take_done() {
             let flow = wl.on_done(w, node, tid)?;
