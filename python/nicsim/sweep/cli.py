@@ -128,7 +128,7 @@ def _sweep(args) -> int:
             raise ConfigError("--dask: the distributed package is not installed (pip install 'dask[distributed]')") from None
     try:
         out = run_sweep(args.config, grid, args.out, zip=args.zip, benchmark=args.benchmark, sets=sets,
-                        workers=args.workers, dask=args.dask, progress=not args.no_progress, retries=args.retries,
+                        workers=args.workers, dask=args.dask, progress=not args.no_progress and sys.stderr.isatty(), retries=args.retries,
                         spec_extra={"argv": ["nicsim", "sweep", *sys.argv[2:]] if sys.argv[1:2] == ["sweep"] else None})
     except ConfigError as e:
         msg = str(e)
