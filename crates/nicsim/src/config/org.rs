@@ -31,6 +31,9 @@ pub struct Org {
     pub loopback_input: LoopbackInput,
     /// How long a send or receive call holds its socket's spinlock (with `smp.spinlocks`).
     pub socket_lock: SocketLock,
+    /// The ILP library holds small writes until it has a full segment (§B.6's accumulation):
+    /// each held write is copied into the library's buffer, and one call passes the segment.
+    pub ilp_accumulate: bool,
 }
 
 /// The socket spinlock's hold time (`org.socket_lock`, stacks.md §B.7's Socket class).

@@ -24,6 +24,7 @@ use crate::config::{ClientThreads, Config, Netperf as Params, NetperfTest, Serve
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::stack::conn::ConnId;
+use crate::stack::tcp::mss_bytes;
 use crate::stack::udp::UDP_IP_HEADER_BYTES;
 use crate::stats::Window;
 use crate::system::World;
@@ -60,6 +61,8 @@ struct Instance {
     read_at_start: u64,
     sent_at_start: u64,
     tx_dropped_at_start: u64,
+    /// TCP_STREAM with the ILP library's accumulation: writes it holds for the next segment.
+    held: u64,
 }
 
 impl Instance {
@@ -107,6 +110,9 @@ pub struct Netperf {
     latencies_ps: Vec<u64>,
     /// TCP_CRR: connect() calls whose handshake gave up (`tcp.syn_retries`).
     failed_connects: u64,
+    /// `org.ilp_accumulate` on a stream of writes smaller than a segment: the writes one
+    /// segment holds, and the library's copy of one write (cycles, references).
+    accumulate: Option<(u64, f64, f64)>,
     result: Option<Window>,
 }
 
@@ -122,7 +128,17 @@ impl Netperf {
                 NetperfTest::UdpStream => cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES,
             };
         }
+        let mss = mss_bytes(cfg.nic.mtu_bytes, cfg.tcp.timestamps);
+        let small = p.test == NetperfTest::TcpStream && !p.nodelay && p.msg_bytes < mss;
+        // The library's copy into its own buffer is a plain copy loop: priced as `rx_copy`,
+        // the kernel's copy out to the user [N] (§B.6 gives no figure for it).
+        let accumulate = (cfg.org.ilp_accumulate && small).then(|| {
+            let (c, s, n) = (&cfg.costs.rx_copy, cfg.costs.scale.copy, p.msg_bytes as f64);
+            let cycles = s * (c.i_pkt + c.i_byte * n) / c.ipc;
+            (mss / p.msg_bytes, cycles, s * (c.r_pkt + c.r_byte * n))
+        });
         Netperf {
+            accumulate,
             win: Measured::new(p.warmup_ps, p.duration_ps),
             seed: cfg.run.seed,
             p,
@@ -142,16 +158,40 @@ impl Netperf {
             w.start_op(server, st, Op::Accept);
             return self.connect(w, i);
         }
+        let rr = self.rr();
         let s = &mut self.inst[i];
         s.txn_start = w.eng.now();
         s.client_awaits_response = false;
         s.server_awaits_request = true;
-        let (send, recv) = (s.send_op(false), s.recv_op(true));
+        let (recv, rr_send) = (s.recv_op(true), s.send_op(false));
         let (c, ct, st) = (s.client, s.client_thread, s.server_thread);
+        let send = if rr { rr_send } else { self.stream_op(i) };
         let server = w.server();
         w.start_op(c, ct, send);
         w.start_op(server, st, recv);
         Ok(())
+    }
+
+    /// The stream client's next operation: a send of one message; with the ILP library's
+    /// accumulation, a copy into the library's buffer for each write but the segment's last,
+    /// which passes the whole segment in one call (§B.6).
+    fn stream_op(&mut self, i: usize) -> Op {
+        let s = &mut self.inst[i];
+        match self.accumulate {
+            Some((k, cycles, refs)) if !s.udp => {
+                if s.held + 1 < k {
+                    s.held += 1;
+                    return Op::Compute { cycles, refs };
+                }
+                let bytes = s.msg_bytes * (s.held + 1);
+                s.held = 0;
+                Op::Send {
+                    conn: s.client_conn,
+                    bytes,
+                }
+            }
+            _ => s.send_op(false),
+        }
     }
 
     /// Payload the server has read on instance `i`'s connection.
@@ -330,6 +370,7 @@ impl Workload for Netperf {
                 read_at_start: 0,
                 sent_at_start: 0,
                 tx_dropped_at_start: 0,
+                held: 0,
             });
         }
         // Started latest-first from the back of the list.
@@ -400,7 +441,7 @@ impl Workload for Netperf {
             return Ok(Flow::Continue);
         }
         let op = if !rr {
-            s.send_op(false)
+            self.stream_op(i)
         } else if !s.client_awaits_response {
             s.client_awaits_response = true;
             s.recv_op(false)
