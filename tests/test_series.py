@@ -37,3 +37,16 @@ def test_the_command_line_writes_the_plot_and_refuses_a_plot_without_a_series(tm
     assert plot.stat().st_size > 0 and doc["series"]["interval_s"] == pytest.approx(1e-3)
     assert main(["netperf", "--series-plot", str(plot)]) == 2
     assert "--series-plot needs --series" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["abc", "0.1ns", "0"])
+def test_a_bad_interval_is_one_line_naming_the_option(capsys, value):
+    assert main(["netperf", "--series", value]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"nicsim: --series {value!r}")
+
+
+def test_intervals_past_the_limit_are_counted_not_kept():
+    out = run_netperf("ortiz2008-base", {"run.series_ps": "1 us", "run.series_max_rows": 10}, duration="10 ms", warmup="1 ms")
+    s = out["series"]
+    assert len(s["rows"]) == 10 and len(s["rows"]) + s["left_out"] == pytest.approx(11_000, abs=2)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .paths import output_file
+from .paths import output_file, plot_file
 
 SNAPLEN_BYTES = 128
 # Ports are not modelled: the higher-addressed end of a flow (the server in nicsim's layouts,
@@ -32,8 +32,6 @@ _SINK: dict[str, Any] = {}
 def arm(args: Any) -> None:
     """`--pcap-out`, `--trace-out`, `--series` and `--series-plot`: checked before anything
     runs, then the core is asked to record (`run.pcap`, `run.trace`, `run.series_ps`)."""
-    from .paths import plot_file
-
     pcap, trace = getattr(args, "pcap_out", None), getattr(args, "trace_out", None)
     series, series_plot = getattr(args, "series", None), getattr(args, "series_plot", None)
     output_file(pcap, "--pcap-out", (".pcap",))
@@ -41,6 +39,16 @@ def arm(args: Any) -> None:
     plot_file(series_plot, "--series-plot")
     if series_plot and not series:
         raise ConfigError("--series-plot needs --series INTERVAL (e.g. --series 1ms)")
+    if series:
+        from .params import BY_KEY
+        from .config import parse_value
+
+        try:
+            interval_ps = parse_value(BY_KEY["run.series_ps"], series)
+        except ConfigError:
+            interval_ps = None
+        if interval_ps is None or interval_ps < 10**6:
+            raise ConfigError(f"--series {series!r}: an interval of at least 1 us, such as 1ms")
     _SINK.clear()
     if pcap or trace or series:
         args.set = (list(args.set) + (["run.pcap=true"] if pcap else []) + (["run.trace=true"] if trace else [])

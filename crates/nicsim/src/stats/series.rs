@@ -66,6 +66,13 @@ impl Series {
     /// Rows for every interval that ends before `t` (the next event's time).
     pub fn until(&mut self, nodes: &[Node], t: Time) {
         while self.next < t {
+            if self.rows.len() >= self.max_rows {
+                // Full: the rest are counted, not sampled.
+                let skipped = (t.0 - self.next.0).div_ceil(self.interval.0);
+                self.left_out += skipped;
+                self.next = Time(self.next.0 + skipped * self.interval.0);
+                return;
+            }
             self.sample(nodes);
             self.next += self.interval;
         }
@@ -73,11 +80,6 @@ impl Series {
 
     fn sample(&mut self, nodes: &[Node]) {
         let now = counters(nodes, self.next);
-        if self.rows.len() >= self.max_rows {
-            self.left_out += 1;
-            self.last = now;
-            return;
-        }
         let span_ps = self.interval.0 as f64;
         let mbps = |bytes: u64| bytes as f64 * 8.0 / (span_ps * 1e-12) / 1e6;
         let mut row = vec![self.next.as_secs_f64()];
