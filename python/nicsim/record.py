@@ -122,8 +122,8 @@ def frame_bytes(row: dict) -> bytes:
     return bytes(dpkt.ethernet.Ethernet(src=_mac(row["src"]), dst=_mac(row["dst"]), type=dpkt.ethernet.ETH_TYPE_IP, data=ip))
 
 
-def _rows(block: dict) -> list[dict]:
-    return [dict(zip(block["columns"], r)) for r in block["frames"]]
+def _rows(columns: list[str], rows: list[list]) -> list[dict]:
+    return [dict(zip(columns, r)) for r in rows]
 
 
 def write_pcap(result: dict, path: str) -> int:
@@ -134,7 +134,7 @@ def write_pcap(result: dict, path: str) -> int:
     rec = (result.get("record") or {}).get("pcap")
     if rec is None:
         raise ConfigError("this result has no capture: run it with --pcap-out FILE (or --set run.pcap=true)")
-    rows = _rows(rec)
+    rows = _rows(rec["columns"], rec["frames"])
     with open(path, "wb") as f:
         f.write(bytes(dpkt.pcap.LEFileHdr(snaplen=SNAPLEN_BYTES, linktype=dpkt.pcap.DLT_EN10MB, magic=dpkt.pcap.TCPDUMP_MAGIC_NANO)))
         for r in rows:
@@ -176,7 +176,7 @@ def trace_events(result: dict) -> list[dict]:
     sent: dict[tuple, list[int]] = {}
     arrows = 0
     for node, blk in tr["nodes"].items():
-        for r in (dict(zip(tr["frame_columns"], x)) for x in blk["frames"]):
+        for r in _rows(tr["frame_columns"], blk["frames"]):
             wire_ps = r["wire_ps"]
             pid, tid = track(node, "wire tx" if r["tx"] else "wire rx")
             start = r["at_ps"] if r["tx"] else r["at_ps"] - wire_ps

@@ -204,10 +204,8 @@ def frames(result: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
             if isinstance(result.get(key), (Mapping, list)) and (key != "handoff" or "web" in result):
                 tables = build(result)
                 if "series" in result:
-                    import pandas
-
                     s = result["series"]
-                    tables["series"] = pandas.DataFrame(s["rows"], columns=s["columns"])
+                    tables["series"] = _frame([dict(zip(s["columns"], r)) for r in s["rows"]])
                 return tables
         got = f"one with keys {sorted(result)[:12]}"
     else:

@@ -344,6 +344,11 @@ impl Processor {
         self.chunk_ctx = ctx;
     }
 
+    /// Busy time in all contexts up to `now` (the chunk in progress counted to `now` only).
+    pub fn busy_ps_until(&self, now: Time) -> u64 {
+        self.busy_until(now).1.iter().sum()
+    }
+
     /// Busy time per category and per context up to `now`, excluding the unexecuted rest of
     /// the chunk in progress (chunks are accounted when they start).
     /// Also busy time per stage (`busy_stage_ps`'s indices).

@@ -1,8 +1,42 @@
-//! A processor's timeline in a window, for a trace viewer: what ran when, in which context
-//! and stage. Consecutive parts of one stage in one context merge into one slice; past its
-//! limit the log counts what it left out instead of growing.
+//! Bounded recordings for tools outside the simulator, and a processor's timeline in a window
+//! for a trace viewer: what ran when, in which context and stage. Consecutive parts of one
+//! stage in one context merge into one slice; past its limit a log counts what it left out
+//! instead of growing.
 
 use crate::units::Time;
+
+/// A bounded list: past `max` items it counts what it leaves out instead of growing (every
+/// recording of a run is one: slices here, frames and DMA transfers at a node).
+#[derive(Clone, Debug)]
+pub struct Log<T> {
+    pub items: Vec<T>,
+    max: usize,
+    pub left_out: u64,
+}
+
+impl<T> Log<T> {
+    pub fn new(max: usize) -> Self {
+        Log {
+            items: Vec::new(),
+            max,
+            left_out: 0,
+        }
+    }
+
+    pub fn push(&mut self, t: T) {
+        if self.items.len() < self.max {
+            self.items.push(t);
+        } else {
+            self.left_out += 1;
+        }
+    }
+}
+
+impl<T> Default for Log<T> {
+    fn default() -> Self {
+        Log::new(0)
+    }
+}
 
 /// One slice: start and length in ps, context (`Ctx` as index) and stage slot.
 pub type Slice = (u64, u64, u8, u8);
@@ -11,9 +45,7 @@ pub type Slice = (u64, u64, u8, u8);
 pub struct SliceLog {
     from: Time,
     to: Time,
-    max: usize,
-    pub slices: Vec<Slice>,
-    pub left_out: u64,
+    pub log: Log<Slice>,
 }
 
 impl SliceLog {
@@ -21,9 +53,7 @@ impl SliceLog {
         SliceLog {
             from,
             to,
-            max,
-            slices: Vec::new(),
-            left_out: 0,
+            log: Log::new(max),
         }
     }
 
@@ -33,17 +63,13 @@ impl SliceLog {
         if e <= s {
             return;
         }
-        if let Some(last) = self.slices.last_mut() {
+        if let Some(last) = self.log.items.last_mut() {
             if last.2 == ctx && last.3 == stage && last.0 + last.1 == s {
                 last.1 += e - s;
                 return;
             }
         }
-        if self.slices.len() < self.max {
-            self.slices.push((s, e - s, ctx, stage));
-        } else {
-            self.left_out += 1;
-        }
+        self.log.push((s, e - s, ctx, stage));
     }
 }
 
@@ -56,11 +82,19 @@ mod tests {
         let mut log = SliceLog::new(Time(100), Time(1000), 2);
         log.part(Time(50), 100, 2, 7);
         log.part(Time(150), 50, 2, 7);
-        assert_eq!(log.slices, vec![(100, 100, 2, 7)]);
+        assert_eq!(log.log.items, vec![(100, 100, 2, 7)]);
         log.part(Time(200), 10, 1, 7);
         log.part(Time(300), 10, 1, 8);
         log.part(Time(990), 100, 1, 9);
-        assert_eq!(log.slices.len(), 2);
-        assert_eq!(log.left_out, 2);
+        assert_eq!(log.log.items.len(), 2);
+        assert_eq!(log.log.left_out, 2);
+    }
+
+    #[test]
+    fn a_full_log_counts_what_it_leaves_out() {
+        let mut log = Log::new(1);
+        log.push(1);
+        log.push(2);
+        assert_eq!((log.items, log.left_out), (vec![1], 1));
     }
 }

@@ -3,42 +3,11 @@
 //! transfers. Bounded: past its limit a log counts what it left out instead of growing.
 
 use crate::hw::dma::Chan;
+use crate::hw::slices::Log;
 use crate::stack::tcp::{State, FIN, SYN};
 use crate::stack::{Frame, Payload};
 use crate::units::Time;
 use serde_json::{json, Value};
-
-/// A bounded list.
-#[derive(Clone, Debug)]
-pub struct Log<T> {
-    pub items: Vec<T>,
-    max: usize,
-    pub left_out: u64,
-}
-
-impl<T> Log<T> {
-    pub fn new(max: usize) -> Self {
-        Log {
-            items: Vec::new(),
-            max,
-            left_out: 0,
-        }
-    }
-
-    fn push(&mut self, t: T) {
-        if self.items.len() < self.max {
-            self.items.push(t);
-        } else {
-            self.left_out += 1;
-        }
-    }
-}
-
-impl<T> Default for Log<T> {
-    fn default() -> Self {
-        Log::new(0)
-    }
-}
 
 /// A frame at the MAC: when, sent or received, and what its headers say.
 #[derive(Clone, Copy, Debug)]
@@ -83,20 +52,26 @@ impl Recorder {
     }
 }
 
-/// TCP header flag bits: FIN 0x01, SYN 0x02, PSH 0x08, ACK 0x10 (on all but an opening SYN).
+/// TCP header flag bits as the wire carries them.
+const TH_FIN: u8 = 0x01;
+const TH_SYN: u8 = 0x02;
+const TH_PSH: u8 = 0x08;
+const TH_ACK: u8 = 0x10;
+
+/// The header's flags; ACK on all but an opening SYN.
 fn tcp_flags(ctl: u8, push: bool, opening: bool) -> u8 {
     let mut f = 0;
     if ctl & FIN != 0 {
-        f |= 0x01;
+        f |= TH_FIN;
     }
     if ctl & SYN != 0 {
-        f |= 0x02;
+        f |= TH_SYN;
     }
     if push {
-        f |= 0x08;
+        f |= TH_PSH;
     }
     if !opening {
-        f |= 0x10;
+        f |= TH_ACK;
     }
     f
 }
@@ -126,7 +101,7 @@ pub fn frame_row(e: &WireEvent) -> Value {
         Payload::Tcp(s) => {
             let flags = tcp_flags(s.ctl, s.push, e.opening);
             let seq = s.seq + u64::from(s.ctl & SYN == 0);
-            let ack = if flags & 0x10 != 0 { s.ack + 1 } else { 0 };
+            let ack = if flags & TH_ACK != 0 { s.ack + 1 } else { 0 };
             ("tcp", seq, ack, s.win, flags)
         }
         Payload::Udp => ("udp", 0, 0, 0, 0),
@@ -183,13 +158,5 @@ mod tests {
         assert_eq!(tcp_flags(SYN, false, false), 0x12);
         assert_eq!(tcp_flags(FIN, true, false), 0x19);
         assert_eq!(tcp_flags(0, false, false), 0x10);
-    }
-
-    #[test]
-    fn a_full_log_counts_what_it_leaves_out() {
-        let mut log = Log::new(1);
-        log.push(1);
-        log.push(2);
-        assert_eq!((log.items, log.left_out), (vec![1], 1));
     }
 }

@@ -61,13 +61,14 @@ fn trace_json(w: &World) -> Value {
         for p in &n.procs {
             let Some(log) = &p.slices else { continue };
             let slices: Vec<Value> = log
-                .slices
+                .log
+                .items
                 .iter()
                 .map(|&(s, d, c, st)| json!([s, d, CONTEXTS[c as usize], stage_name(st as usize)]))
                 .collect();
             procs.insert(
                 format!("node{}.{}", n.id, p.id.as_str()),
-                json!({"slices": slices, "left_out": log.left_out}),
+                json!({"slices": slices, "left_out": log.log.left_out}),
             );
         }
         let Some(rec) = &n.record else { continue };

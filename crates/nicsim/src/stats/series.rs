@@ -22,11 +22,7 @@ fn counters(nodes: &[Node], at: Time) -> Vec<(Vec<u64>, u64, u64)> {
     nodes
         .iter()
         .map(|n| {
-            let busy = n
-                .procs
-                .iter()
-                .map(|p| p.busy_until(at).1.iter().sum())
-                .collect();
+            let busy = n.procs.iter().map(|p| p.busy_ps_until(at)).collect();
             let read = n.conns.iter().map(|c| c.bytes_read).sum();
             (busy, read, n.stats.wire_arrived_bytes)
         })

@@ -35,11 +35,7 @@ pub(super) struct Health {
 
 fn busy_ps(w: &World, at: Time) -> Vec<u64> {
     let server = &w.nodes[w.server()];
-    server
-        .procs
-        .iter()
-        .map(|p| p.busy_until(at).1.iter().sum())
-        .collect()
+    server.procs.iter().map(|p| p.busy_ps_until(at)).collect()
 }
 
 impl Health {
@@ -67,12 +63,12 @@ impl Health {
     pub(super) fn tick(&mut self, w: &World, waiting: usize) {
         let busy = busy_ps(w, self.next);
         let before = std::mem::replace(&mut self.busy_before_ps, busy);
-        let span = self.interval.0 as f64;
+        let span_ps = self.interval.0 as f64;
         let busiest = self
             .busy_before_ps
             .iter()
             .enumerate()
-            .map(|(j, &b)| (b - before.get(j).copied().unwrap_or(0)) as f64 / span)
+            .map(|(j, &b)| (b - before.get(j).copied().unwrap_or(0)) as f64 / span_ps)
             .fold(0.0, f64::max);
         self.points.push(Point {
             end: self.next,

@@ -107,7 +107,6 @@ pub struct Web {
 impl Web {
     pub fn new(cfg: &Config) -> Self {
         let p = cfg.workload.web.clone();
-        let p_health = p.health_interval_ps;
         Web {
             win: Measured::new(p.warmup_ps, p.duration_ps),
             seed: cfg.run.seed,
@@ -124,7 +123,7 @@ impl Web {
             accepted_at_start: 0,
             failed_connects: 0,
             next_trace: 0,
-            health: Health::new(p_health),
+            health: Health::new(cfg.workload.web.health_interval_ps),
             result: None,
         }
     }
