@@ -12,8 +12,12 @@ def test_a():
 
 def test_the_frozen_placeholders_meet_test_a(test_a):
     rows = ta.rows(test_a)
-    assert [r["figure"] for r in rows if not r["passed"]] == []
     assert {r["figure"] for r in rows if r["fitted"]} == {"throughput_mbps", "idle_percent", "profile weight: locks"}
+    assert all(r["passed"] for r in rows if r["fitted"])
+    # The held-out misses docs/calibration.md §6 reports: the saturated netserver seldom
+    # sleeps, so it is switched to and from far less often than the study's.
+    assert [r["figure"] for r in rows if not r["passed"]] == ["cswch_per_s", "profile weight: scheduling"]
+    assert test_a["cswch_per_s"] < ta.CSWCH_PER_S / ta.MAGNITUDE
 
 
 def test_the_profile_weights_are_shares_of_the_listed_classes(test_a):
@@ -41,12 +45,17 @@ def test_the_spin_lock_cost_grows_with_the_stages_lock_counts():
     assert more > base * 1.2
 
 
-def test_the_senders_clock_is_theirs_alone():
-    slow = api.run("zabaljauregui-A", SHORT)
-    same = api.run("zabaljauregui-A", {**SHORT, "topology.client_clock_hz": "0"})
-    # Senders as fast as the server fill both links; test A's slower senders do not.
-    assert same["netperf"]["aggregate"]["throughput_mbps"] > 1.2 * slow["netperf"]["aggregate"]["throughput_mbps"]
-    assert same["processors"]["node0.cpu0"]["utilisation"] < slow["processors"]["node0.cpu0"]["utilisation"]
+def test_the_server_not_the_senders_sets_test_a_and_the_senders_clock_is_theirs_alone():
+    a = api.run("zabaljauregui-A", SHORT)
+    cpus = a["processors"]
+    # Issue 34 item 5: one saturated working CPU, its twin idle, the senders with time to spare.
+    assert cpus["node2.cpu0"]["utilisation"] > 0.99 and cpus["node2.cpu1"]["utilisation"] < 0.01
+    assert cpus["node0.cpu0"]["utilisation"] < 0.8 and cpus["node1.cpu0"]["utilisation"] < 0.8
+    # Senders at a third of the clock become the bottleneck instead.
+    slow = api.run("zabaljauregui-A", {**SHORT, "topology.client_clock_hz": "950 MHz"})
+    assert slow["netperf"]["aggregate"]["throughput_mbps"] < 0.9 * a["netperf"]["aggregate"]["throughput_mbps"]
+    assert slow["processors"]["node0.cpu0"]["utilisation"] > 0.99
+    assert slow["processors"]["node2.cpu0"]["utilisation"] < 0.99
 
 
 def test_a_bad_lock_count_names_the_key():

@@ -135,8 +135,8 @@ def test_fi_time_is_infinite_in_livelock_and_near_one_for_a_stream_at_line_rate(
                                        "nic.rx_notify": "interrupt", "workload.packet_gen.duration_ps": "10 ms",
                                        "workload.packet_gen.warmup_ps": "2 ms"})
     assert flood["packet_gen"]["nodes"]["node1"]["fi_time"] == "inf"
-    # Test A with senders as fast as the server: both links full, the receiver's OS costs no time.
-    full = api.run("zabaljauregui-A", {"topology.client_clock_hz": "0", "workload.netperf.duration_ps": "50 ms"})
+    # Test B: both links full, the receiver's OS costs no time.
+    full = api.run("zabaljauregui-B", {"workload.netperf.duration_ps": "50 ms"})
     assert 1 <= full["nodes"]["node2"]["fi_time"] < 1.1
 
 
@@ -176,7 +176,7 @@ def test_one_sweep_over_the_seven_presets_reports_sar_and_oprofile_side_by_side(
     assert len(t) == 7
     for col in ("throughput_mbps", "general_idle_percent", "cswch_per_s", "intr_sar_per_s", "cpu0 copy to user %"):
         assert t[col].notna().all(), col
-    # A runs on one CPU; CPU-NET (D) takes no device interrupts, C takes them on both CPUs.
-    assert pd.isna(t.loc["zabaljauregui-A", "%idle cpu1"])
+    # A works on cpu0 only, its twin idle; CPU-NET (D) takes no device interrupts, C takes them on both CPUs.
+    assert t.loc["zabaljauregui-A", "%idle cpu1"] > 99
     assert t.loc["zabaljauregui-D", "intr_device_per_s"] == 0 < t.loc["zabaljauregui-C", "intr_device_per_s"]
     assert "netperf, sar and oprofile" in (rep / "report.html").read_text()
