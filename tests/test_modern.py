@@ -58,3 +58,24 @@ def test_loopback_at_its_mtu_of_65536_sends_64_kib_segments():
     node = api.run(r)["nodes"]["node1"]
     # Each 1 MiB send leaves as 16 full segments and a short one: almost every segment is 64 KiB.
     assert node["app_bytes_sent"] / node["data_segments_sent"] > 0.9 * mss
+
+
+def test_a_veth_pair_at_mtu_1500_carries_gso_segments_of_up_to_64_kib():
+    from nicsim import api, physics, resolve
+
+    sets = {"workload.netperf.msg_bytes": "64 KiB", "workload.netperf.duration_ps": "30 ms",
+            "workload.netperf.warmup_ps": "5 ms"}
+    r = resolve("modern-x86-veth", sets)
+    mss = physics.derived(r)["mss_bytes"]
+    assert mss < 1500
+    gso = api.run(r)
+    node = gso["nodes"]["node1"]
+    # veth offers GSO: each segment carries many MSS, and the receiver acknowledges each such
+    # segment once (data_segments_sent counts MSS, as the wire would carry them).
+    assert node["app_bytes_read"] / node["acks_sent"] > 5 * mss
+    # Without it the receiver sees one MSS a segment and acknowledges every second one, and the
+    # per-segment work costs throughput.
+    per_mss = api.run(resolve("modern-x86-veth", {**sets, "nic.tso": False}))
+    n = per_mss["nodes"]["node1"]
+    assert n["app_bytes_read"] / n["acks_sent"] < 3 * mss
+    assert gso["netperf"]["aggregate"]["throughput_mbps"] > 2 * per_mss["netperf"]["aggregate"]["throughput_mbps"]
