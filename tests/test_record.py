@@ -107,3 +107,58 @@ def test_record_paths_are_checked_before_anything_runs(capsys, args, says):
     assert main(["netpipe", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and says in err[0]
+
+
+def _tcp_frame(src, dst, sport, dport, seq, flags, payload_bytes, snap=None):
+    """An Ethernet/IPv4/TCP frame carrying `payload_bytes`, cut to `snap` bytes as a capture
+    with a snap length keeps it (the IP total length still says the true size)."""
+    tcp = dpkt.tcp.TCP(sport=sport, dport=dport, seq=seq, flags=flags, data=b"x" * payload_bytes)
+    ip = dpkt.ip.IP(src=bytes(src), dst=bytes(dst), p=dpkt.ip.IP_PROTO_TCP, data=tcp)
+    ip.len = 20 + len(bytes(tcp))
+    buf = bytes(dpkt.ethernet.Ethernet(src=b"\x02" * 6, dst=b"\x04" * 6, data=ip))
+    return buf[:snap] if snap else buf
+
+
+def test_a_capture_of_tcp_connections_replays_each_as_a_connection_of_the_web_workload(tmp_path):
+    from nicsim.trace import load_web_trace
+    from nicsim.web import run_web
+
+    client, server = [10, 0, 0, 2], [10, 0, 0, 1]
+    SYN, ACK, PSH = dpkt.tcp.TH_SYN, dpkt.tcp.TH_ACK, dpkt.tcp.TH_PUSH
+    frames = []
+    for k, (t0, port) in enumerate([(1.0, 40000), (1.002, 40001)]):
+        c = lambda seq, flags, n: _tcp_frame(client, server, port, 80, seq, flags, n)
+        s = lambda seq, flags, n: _tcp_frame(server, client, 80, port, seq, flags, n, snap=80)
+        frames += [(t0, c(100, SYN, 0)), (t0 + 1e-4, s(500, SYN | ACK, 0)), (t0 + 2e-4, c(101, ACK | PSH, 120)),
+                   (t0 + 3e-4, s(501, ACK, 1448)), (t0 + 4e-4, s(1949, ACK, 1448)),
+                   # a retransmission of the second segment counts once
+                   (t0 + 5e-4, s(1949, ACK, 1448)), (t0 + 6e-4, s(3397, ACK | PSH, 104 + k))]
+        if k == 0:  # a second request on the same connection
+            frames += [(t0 + 7e-4, c(221, ACK | PSH, 80)), (t0 + 8e-4, s(3501, ACK | PSH, 700))]
+    cap = tmp_path / "http.pcap"
+    with open(cap, "wb") as f:
+        w = dpkt.pcap.Writer(f, snaplen=1600)
+        for ts, buf in sorted(frames, key=lambda x: x[0]):
+            w.writepkt(buf, ts=ts)
+    sizes, arrivals = load_web_trace(cap)
+    assert sizes == [[3000, 700], [3001]]
+    assert arrivals == [0, 2_000_000_000]
+    out = run_web("ortiz2008-base", {"workload.web.trace_file": str(cap), "workload.web.duration_ps": "20 ms",
+                                     "workload.web.warmup_ps": "0 s", "workload.web.start_spread_ps": "0 s"},
+                  users=2, clients=1)
+    # The capture replays in a loop at its own times (two connections every 2 ms), each
+    # request answered with the bytes the capture's server sent.
+    web = out["web"]
+    assert web["mix"] == "trace" and web["requests_per_s"] == pytest.approx(3 / 0.002, rel=0.1)
+    assert web["bandwidth_mbps"] * 1e6 / 8 / web["requests_per_s"] == pytest.approx((3000 + 700 + 3001) / 3, rel=0.1)
+
+
+def test_a_capture_without_tcp_responses_is_one_line(tmp_path):
+    from nicsim.errors import ConfigError
+    from nicsim.trace import load_web_trace
+
+    cap = tmp_path / "udp.pcap"
+    with open(cap, "wb") as f:
+        dpkt.pcap.Writer(f).writepkt(bytes(dpkt.ethernet.Ethernet(data=dpkt.ip.IP(p=17, data=dpkt.udp.UDP()))), ts=1.0)
+    with pytest.raises(ConfigError, match="workload.web.trace_file: .* has no TCP connection with a response"):
+        load_web_trace(cap)

@@ -39,10 +39,9 @@ FCS_BYTES = 4
 
 
 def _pcap_frames(f) -> list[tuple[float, int, bytes]]:
-    """A classic pcap file's (time s, original length, destination MAC) per frame, from its
-    record headers
-    (the original length, not the captured one: a capture taken with a snap length, such as
-    nicsim's own --pcap-out, keeps the frames' true sizes)."""
+    """A classic pcap file's (time s, original length, captured bytes) per frame, from its
+    record headers (the original length, not the captured one: a capture taken with a snap
+    length, such as nicsim's own --pcap-out, keeps the frames' true sizes)."""
     import dpkt
 
     fh = dpkt.pcap.FileHdr(f.read(dpkt.pcap.FileHdr.__hdr_len__))
@@ -54,36 +53,47 @@ def _pcap_frames(f) -> list[tuple[float, int, bytes]]:
     out = []
     while len(buf := f.read(Hdr.__hdr_len__)) == Hdr.__hdr_len__:
         h = Hdr(buf)
-        out.append((h.tv_sec + h.tv_usec / (1e9 if nano else 1e6), h.len, f.read(h.caplen)[:6]))
+        out.append((h.tv_sec + h.tv_usec / (1e9 if nano else 1e6), h.len, f.read(h.caplen)))
     return out
 
 
-def _capture_rows(p: Path) -> list[dict]:
-    """A pcap or pcapng capture's frames as rows of `time_ns` and `length_bytes` (the frame
-    with the FCS a capture leaves out). pcapng frames count their captured length. A host's
-    capture holds both directions, which overlap in time; the generator replays one: the
-    frames to the destination MAC that receives the most bytes (the data direction)."""
+PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
+PCAP_MAGICS = (b"\xa1\xb2\xc3\xd4", b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x4d\x3c\xb2\xa1", PCAPNG_MAGIC)
+
+
+def _capture(key: str, p: Path) -> list[tuple[float, int, bytes]]:
+    """A pcap or pcapng capture's (time s, length, captured bytes) per frame, for parameter
+    `key`, or one line saying why not. pcapng frames count their captured length."""
     import dpkt
 
     try:
         with open(p, "rb") as f:
-            if f.read(4) == b"\x0a\x0d\x0d\x0a":
+            if f.read(4) == PCAPNG_MAGIC:
                 f.seek(0)
-                frames = [(float(ts), len(buf), buf[:6]) for ts, buf in dpkt.pcapng.Reader(f)]
+                frames = [(float(ts), len(buf), buf) for ts, buf in dpkt.pcapng.Reader(f)]
             else:
                 f.seek(0)
                 frames = _pcap_frames(f)
     except FileNotFoundError:
-        raise ConfigError(f"{PCAP_KEY}: {str(p)!r} not found") from None
+        raise ConfigError(f"{key}: {str(p)!r} not found") from None
     except (OSError, ValueError, dpkt.dpkt.Error) as e:
-        raise ConfigError(f"{PCAP_KEY}: {str(p)!r} is not a pcap or pcapng capture ({e})") from None
+        raise ConfigError(f"{key}: {str(p)!r} is not a pcap or pcapng capture ({e})") from None
     if not frames:
-        raise ConfigError(f"{PCAP_KEY}: {str(p)!r} has no frames")
+        raise ConfigError(f"{key}: {str(p)!r} has no frames")
+    return frames
+
+
+def _capture_rows(p: Path) -> list[dict]:
+    """A capture's frames as rows of `time_ns` and `length_bytes` (the frame with the FCS a
+    capture leaves out). A host's capture holds both directions, which overlap in time; the
+    generator replays one: the frames to the destination MAC that receives the most bytes
+    (the data direction)."""
+    frames = _capture(PCAP_KEY, p)
     by_dst: dict[bytes, int] = {}
-    for _, n, dst in frames:
-        by_dst[dst] = by_dst.get(dst, 0) + n
+    for _, n, buf in frames:
+        by_dst[buf[:6]] = by_dst.get(buf[:6], 0) + n
     data_dst = max(by_dst, key=lambda d: by_dst[d])
-    frames = [fr for fr in frames if fr[2] == data_dst]
+    frames = [fr for fr in frames if fr[2][:6] == data_dst]
     t0 = frames[0][0]
     return [{"time_ns": (ts - t0) * 1e9, "length_bytes": n + FCS_BYTES} for ts, n, _ in frames]
 
@@ -173,20 +183,80 @@ def _clf(p: Path) -> tuple[list[list[int]], list[int]]:
     return [sizes for _, sizes in conns], [round((t - t0) * 1e12) for t, _ in conns]
 
 
+SEQ_SPACE = 1 << 32
+
+
+def _tcp_flows(p: Path) -> tuple[list[list[int]], list[int]]:
+    """A capture's TCP connections replayed as connections: each connection (by its address
+    and port pair) arrives at its first frame; its server is the end its SYN went to (else the
+    lower port, a well-known service's); each request is a run of client payload, and its
+    response the server payload that follows until the client sends again. Payload is counted
+    from the IP total length, so a capture with a snap length keeps its true sizes, and only
+    once (retransmitted bytes do not count again). Requests whose response carried no payload
+    are left out; frames that are not IPv4 TCP are skipped."""
+    import dpkt
+
+    flows: dict[tuple, dict] = {}
+    for ts, _, buf in _capture(WEB_KEY, p):
+        try:
+            ip = dpkt.ethernet.Ethernet(buf).data
+        except dpkt.dpkt.Error:
+            continue
+        if not isinstance(ip, dpkt.ip.IP) or not isinstance(ip.data, dpkt.tcp.TCP):
+            continue
+        tcp = ip.data
+        a, b = (ip.src, tcp.sport), (ip.dst, tcp.dport)
+        f = flows.setdefault(tuple(sorted((a, b))), {"t": ts, "server": None, "runs": [], "next": {}})
+        if tcp.flags & dpkt.tcp.TH_SYN and not tcp.flags & dpkt.tcp.TH_ACK:
+            f["server"] = b
+        payload = ip.len - 4 * ip.hl - 4 * tcp.off
+        end = (tcp.seq + payload) % SEQ_SPACE
+        # Only bytes beyond the highest sequence number seen count: retransmissions do not.
+        new = payload if b not in f["next"] else min(payload, (end - f["next"][b]) % SEQ_SPACE)
+        if 0 < new < SEQ_SPACE // 2:
+            f["runs"].append((b, new))
+            f["next"][b] = end
+        elif b not in f["next"]:
+            f["next"][b] = end
+    conns = []
+    for key, f in flows.items():
+        server = f["server"] or min(key, key=lambda end: end[1])
+        sizes: list[int] = []
+        response = 0
+        for dst, n in f["runs"]:
+            if dst == server and response:
+                sizes.append(response)
+                response = 0
+            elif dst != server:
+                response += n
+        if response:
+            sizes.append(response)
+        conns.append((f["t"], sizes))
+    conns = [(t, s) for t, s in conns if s]
+    if not conns:
+        raise ConfigError(f"{WEB_KEY}: {str(p)!r} has no TCP connection with a response")
+    t0 = min(t for t, _ in conns)
+    return [s for _, s in conns], [round((t - t0) * 1e12) for t, _ in conns]
+
+
 def load_web_trace(path: str | Path) -> tuple[list[list[int]], list[int]]:
     """A web request trace (handoff.md §9.2): a CSV with a header, one request per row,
-    `connection_id, request_index, response_bytes[, arrival_ns]`, or a server's access log in
-    Common Log Format. Returns each connection's response sizes in request order
-    (connections in order of first appearance), and, when the file has times, each
-    connection's arrival in ps (its earliest request's)."""
+    `connection_id, request_index, response_bytes[, arrival_ns]`, a server's access log in
+    Common Log Format, or a pcap/pcapng capture of TCP connections. Returns each connection's
+    response sizes in request order (connections in order of first appearance), and, when the
+    file has times, each connection's arrival in ps (its earliest request's)."""
     p = Path(path)
     try:
-        with open(p, errors="replace") as f:
-            first = f.readline()
+        with open(p, "rb") as f:
+            magic = f.read(4)
+            f.seek(0)
+            first = f.readline().decode(errors="replace")
     except FileNotFoundError:
         raise ConfigError(f"{WEB_KEY}: {str(p)!r} not found") from None
     except OSError as e:
         raise ConfigError(f"{WEB_KEY}: {str(p)!r} cannot be read: {e}") from None
+    if magic in PCAP_MAGICS:
+        return _tcp_flows(p)
     if CLF.match(first):
         return _clf(p)
     rows = _rows(WEB_KEY, p, "requests")
