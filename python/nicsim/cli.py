@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     nf.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
     wb = sub.add_parser("web", help="a static web server under many closed-loop users (requests/s, response time, bandwidth)")
     _common(wb)
-    wb.add_argument("--users", type=int, help="concurrent users (default 100)")
+    wb.add_argument("--users", metavar="N[,N...]", help="concurrent users (default 100), or a comma-separated list such as 100,500,1000: one run per count and a table against users")
     wb.add_argument("--page-size", help="response size, e.g. '5 KiB' or '300 KiB' (default 5 KiB)")
     wb.add_argument("--mix", help="response sizes: specweb99_static, or lognormal (a heavy-tailed stand-in); default fixed at --page-size")
     wb.add_argument("--trace", help="a request trace to replay: CSV of connection_id, request_index, response_bytes[, arrival_ns]")
@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     wb.add_argument("--seed", type=int, help="run.seed (think times, start offsets)")
     wb.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
     wb.add_argument("--vs-base", action="store_true", help="also run the base placement on the same hardware and report the improvement")
+    wb.add_argument("--plot", metavar="FILE", help="with a list of --users: write requests/s and response time against users to this image file")
     ho = sub.add_parser("handoff", help="a connection-handoff configuration by its study name, e.g. W-1024-P-L-FCFS-400 (handoff.md §10)")
     ho.add_argument("name", help="WORKLOAD-MAXCONNS-PRIORITY-LOADCONTROL-SELECTION-MIPS")
     ho.add_argument("--config", default=None, help="preset or TOML file the name applies to (default kimrixner2006)")
@@ -178,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except SimulationError as e:
         # What was measured before the failure is still printed, then the error.
-        if e.partial and e.partial.get("points"):
+        if e.partial and (e.partial.get("points") or e.partial.get("users_sweep")):
             print(_dumps(e.partial))
         print(f"nicsim: simulation failed: {e}", file=sys.stderr)
         sys.exit(3)
@@ -489,15 +490,45 @@ def cmd_bulkecho(args) -> int:
 
 
 def cmd_web(args) -> int:
-    from .web import print_web, run_web
+    from .web import parse_users, print_web, print_web_users, run_web, run_web_users
 
-    out = run_web(args.config, _sets(args), replications=args.replications, vs_base=args.vs_base, users=args.users,
-                  page_size=args.page_size, mix=args.mix, trace=args.trace, think=args.think, duration=args.duration,
-                  warmup=args.warmup, seed=args.seed, clients=args.clients, keep_alive=args.keep_alive)
+    users = parse_users(args.users)
+    options = dict(replications=args.replications, vs_base=args.vs_base, page_size=args.page_size, mix=args.mix,
+                   trace=args.trace, think=args.think, duration=args.duration, warmup=args.warmup, seed=args.seed,
+                   clients=args.clients, keep_alive=args.keep_alive)
+    if users is None or len(users) == 1:
+        if args.plot:
+            raise ConfigError("--plot draws requests/s and response time against users: give --users a list, e.g. --users 100,500,1000")
+        out = run_web(args.config, _sets(args), users=users[0] if users else None, **options)
+        if args.json:
+            print(_dumps(out))
+        else:
+            print_web(out, CATS)
+        return 0
+    # A recording is of one run: which of the list's would be a guess.
+    for arg, v in (("--pcap-out", args.pcap_out), ("--trace-out", args.trace_out), ("--series", args.series)):
+        if v:
+            raise ConfigError(f"{arg} records one run: give --users one count, not a list")
+    plot_file(args.plot)
+    try:
+        sweep = run_web_users(args.config, _sets(args), users=users, **options)
+    except SimulationError as e:
+        if e.partial and not args.json:
+            # The table of the counts measured, then the error (main prints the JSON otherwise).
+            print_web_users(e.partial, args.config)
+            raise SimulationError(str(e)) from None
+        raise
     if args.json:
-        print(_dumps(out))
+        print(_dumps(sweep))
     else:
-        print_web(out, CATS)
+        print_web_users(sweep, args.config)
+    if args.plot:
+        from .plot import plot_web_users
+        from .web import users_rows
+
+        first = sweep["users_sweep"][0]["result"]
+        plot_web_users(users_rows(sweep), args.plot, first["config"]["placements"][-1]["name"], title=f"nicsim web {args.config}")
+        print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
 

@@ -91,3 +91,29 @@ def plot_series(series: dict, path) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def plot_web_users(rows: list[dict], path, placement: str, title: str | None = None) -> None:
+    """Requests/s and response time (mean solid, p99 dotted) against users, one point per count
+    of `nicsim web --users A,B,...` (`web.users_rows`); with --vs-base, base's curves beside."""
+    rows = sorted(rows, key=lambda r: r["users"])
+    users = [r["users"] for r in rows]
+    nan = lambda v: np.nan if v is None else v
+    fig, (rps, rt) = plt.subplots(1, 2, figsize=(10.4, 4.2))
+    rps.plot(users, [nan(r["requests_per_s"]) for r in rows], "-o", color=colour(placement), ms=3, label=placement)
+    rt.plot(users, [nan(r["response_mean_ms"]) for r in rows], "-o", color=colour(placement), ms=3, label=f"{placement}, mean")
+    rt.plot(users, [nan(r["response_p99_ms"]) for r in rows], ":o", color=colour(placement), ms=3, label=f"{placement}, p99")
+    if "base_requests_per_s" in rows[0]:
+        rps.plot(users, [nan(r["base_requests_per_s"]) for r in rows], "--s", color=colour("base"), ms=3, label="base")
+        rt.plot(users, [nan(r["base_response_mean_ms"]) for r in rows], "--s", color=colour("base"), ms=3, label="base, mean")
+    rps.set(xlabel="concurrent users", ylabel="requests per second (1/s)", title="Requests/s against users")
+    rt.set(xlabel="concurrent users", ylabel="response time (ms)", title="Response time against users")
+    for ax in (rps, rt):
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(Path(path), dpi=110)
+    plt.close(fig)

@@ -1,7 +1,8 @@
 """`nicsim web`: a static web server under closed-loop users (host-path §7.8), with
-replications over seeds and, with `--vs-base`, the improvement over the base placement on the
-same hardware. The simulation is the core's `workload::web`; this module maps the command's
-options to parameters and summarises.
+replications over seeds, with `--vs-base` the improvement over the base placement on the
+same hardware, and with `--users A,B,...` one run per user count (requests/s and response time
+against users, issue 37). The simulation is the core's `workload::web`; this module maps the
+command's options to parameters and summarises.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from .config import parse_set, parse_value
 from .params import BY_KEY
-from .errors import ConfigError
+from .errors import ConfigError, SimulationError
 from .netperf import _at, replicate
 
 # Client nodes `nicsim web` uses unless told: one 400 MHz node saturates before the server
@@ -19,6 +20,37 @@ SUMMARISED = ("requests_per_s", "response_time_ms.mean", "response_time_ms.p50",
               "response_time_ms.p99", "bandwidth_mbps", "connections_per_s")
 # Figures compared with base, and whether higher is better.
 VS_BASE = {"requests_per_s": True, "response_time_ms.mean": False, "bandwidth_mbps": True}
+# At most this many counts in one `--users` list: a list is run one count after another.
+MAX_USER_COUNTS = 64
+USERS_ALLOWED = (f"give one user count of at least 1, or a comma-separated list of up to {MAX_USER_COUNTS} "
+                 "distinct counts, e.g. 100,500,1000")
+
+
+def parse_users(text: str | None) -> list[int] | None:
+    """`--users`: one count, or a list of them (run in the order given). Checked before
+    anything runs, so a typo costs one line and no simulation."""
+    if text is None:
+        return None
+    shown = text if text.strip() else repr(text)
+    if len(shown) > 40:
+        shown = shown[:36] + " ..."
+    items = [s.strip() for s in text.split(",")]
+    if len(items) > MAX_USER_COUNTS:
+        raise ConfigError(f"--users {shown}: {len(items)} counts; {USERS_ALLOWED}")
+    counts = []
+    for s in items:
+        if not s:
+            raise ConfigError(f"--users {shown}: an empty count; {USERS_ALLOWED}")
+        try:
+            n = int(s)
+        except ValueError:
+            raise ConfigError(f"--users {shown}: {s!r} is not a whole number; {USERS_ALLOWED}") from None
+        if n < 1:
+            raise ConfigError(f"--users {shown}: {n} is below 1; {USERS_ALLOWED}")
+        if n in counts:
+            raise ConfigError(f"--users {shown}: {n} appears twice; {USERS_ALLOWED}")
+        counts.append(n)
+    return counts
 
 
 def web_sets(sets, users=None, page_size=None, mix=None, trace=None, think=None, duration=None, warmup=None,
@@ -65,13 +97,99 @@ def run_web(config_source=None, sets=None, replications: int = 1, vs_base: bool 
         # The same hardware with the base placement: role overrides of the placement go too.
         plain = {k: v for k, v in s.items() if not k.startswith("placement.") or k == "placement.sender"}
         base = replicate(config_source, {**plain, "placement.preset": "base"}, replications, "web", SUMMARISED)
-        mean = lambda doc, path: (doc["summary"][path]["mean"] if "summary" in doc else _at(doc["web"], path))
         out["vs_base"] = {}
         for path, higher in VS_BASE.items():
-            b, v = mean(base, path), mean(out, path)
+            b, v = figure(base, path), figure(out, path)
             gain = None if not b or v is None else (v / b - 1) * 100 * (1 if higher else -1)
             out["vs_base"][path] = {"base": b, "this": v, "improvement_percent": gain}
     return out
+
+
+def figure(doc: dict, path: str) -> float | None:
+    """A web figure by dotted path: the mean over replications when there are any (null when
+    a replication had none), else the run's."""
+    if "summary" in doc:
+        return (doc["summary"].get(path) or {}).get("mean")
+    return _at(doc["web"], path)
+
+
+def run_web_users(config_source=None, sets=None, users: list[int] | None = None, replications: int = 1,
+                  vs_base: bool = False, **options) -> dict:
+    """One `run_web` per user count, in the order given, with the same options and seed: the
+    points of requests/s and response time against users (docs/output.md, `users_sweep`)."""
+    if not users:
+        raise ConfigError(f"--users: no counts; {USERS_ALLOWED}")
+    sweep: dict = {"command": "web", "users_sweep": []}
+    for n in users:
+        try:
+            out = run_web(config_source, sets, replications=replications, vs_base=vs_base, users=n, **options)
+        except SimulationError as e:
+            # The counts measured before the failure are kept, and the failing one named.
+            raise SimulationError(f"at --users {n}: {e}", partial=sweep if sweep["users_sweep"] else None) from None
+        sweep["users_sweep"].append({"users": n, "result": out})
+    return sweep
+
+
+def server_busiest(doc: dict) -> tuple[str, float]:
+    """The server's most utilised processor in the window, as each client's is reported: the
+    server is the last node (node{K} after the K clients)."""
+    server = f"node{len(doc['nodes']) - 1}."
+    name, pr = max(((k, pr) for k, pr in doc["processors"].items() if k.startswith(server)), key=lambda kp: kp[1]["utilisation"])
+    return name, pr["utilisation"]
+
+
+def users_rows(sweep: dict) -> list[dict]:
+    """One row per user count of a `run_web_users` document: what its table and plot show."""
+    rows = []
+    for point in sweep["users_sweep"]:
+        doc = point["result"]
+        h = doc["web"].get("health") or {}
+        name, util = server_busiest(doc)
+        row = {"users": point["users"], "requests_per_s": figure(doc, "requests_per_s"),
+               "response_mean_ms": figure(doc, "response_time_ms.mean"), "response_p99_ms": figure(doc, "response_time_ms.p99"),
+               "server_busiest": name, "server_busiest_utilisation": util,
+               "stalled_intervals": h.get("stalled_intervals", 0), "intervals": len(h.get("end_s") or []),
+               "clients_busiest_utilisation": max((c["busiest_utilisation"] for c in doc["web"]["clients"]), default=0.0)}
+        if "vs_base" in doc:
+            vb = doc["vs_base"]
+            row.update(base_requests_per_s=vb["requests_per_s"]["base"], base_response_mean_ms=vb["response_time_ms.mean"]["base"],
+                       requests_vs_base_percent=vb["requests_per_s"]["improvement_percent"],
+                       response_vs_base_percent=vb["response_time_ms.mean"]["improvement_percent"])
+        rows.append(row)
+    return rows
+
+
+def print_web_users(sweep: dict, config: str) -> None:
+    """The table of `nicsim web --users A,B,...`: one line per count, in the order run."""
+    rows = users_rows(sweep)
+    first = sweep["users_sweep"][0]["result"]
+    w = first["web"]
+    placement = first["config"]["placements"][-1]["name"]
+    print(f"web: {config} ({placement} server), {len(rows)} user count{'s' if len(rows) != 1 else ''}, {w['page_size_bytes']} B pages, "
+          f"keep-alive {'on' if w['keep_alive'] else 'off'}, {w['workers']} workers, window {w['window_s']:.3f} s")
+    vs = "base_requests_per_s" in rows[0]
+    num = lambda v, spec: "-" if v is None else format(v, spec)
+    pct = lambda v: "-" if v is None else f"{v:+.1f}%"
+    print(f"{'users':>6} {'requests/s':>11} {'mean ms':>9} {'p99 ms':>9}  {'server busiest':<16} {'util':>5} {'stalled':>9}"
+          + (f" {'base req/s':>11} {'req/s':>8} {'resp':>8}" if vs else ""))
+    for r in rows:
+        print(f"{r['users']:>6} {num(r['requests_per_s'], ',.1f'):>11} {num(r['response_mean_ms'], '.3f'):>9} "
+              f"{num(r['response_p99_ms'], '.3f'):>9}  {r['server_busiest']:<16} {r['server_busiest_utilisation']:>5.3f} "
+              f"{str(r['stalled_intervals']) + ' of ' + str(r['intervals']):>9}"
+              + (f" {num(r['base_requests_per_s'], ',.1f'):>11} {pct(r['requests_vs_base_percent']):>8} "
+                 f"{pct(r['response_vs_base_percent']):>8}" if vs else ""))
+    if vs:
+        print("req/s, resp: this placement against base (positive is better: more requests/s, shorter mean response)")
+    stalled = [r["users"] for r in rows if r["stalled_intervals"]]
+    if stalled:
+        print(f"warning: the server idled with users waiting (stalled intervals of {w['health']['interval_s'] * 1e3:g} ms, "
+              f"whole run) at {', '.join(map(str, stalled))} users: see web.health in --json")
+    busy = [f"{r['users']} ({r['clients_busiest_utilisation']:.3f})" for r in rows if r["clients_busiest_utilisation"] > 0.9]
+    if busy:
+        print(f"near saturation: a client's busiest processor above 0.9 at {', '.join(busy)} users: the clients may be the bottleneck")
+    if "summary" in first:
+        print(f"requests/s and response times: means over {first['summary']['requests_per_s']['n']} seeds; "
+              "server processor and stalled intervals: the first seed's run")
 
 
 def print_web(out: dict, categories: tuple[str, ...]) -> None:
