@@ -173,3 +173,14 @@ def test_a_log_line_that_is_not_common_log_format_is_one_line(tmp_path):
     log.write_text('10.0.0.1 - - [30/Apr/1998:21:30:17 +0000] "GET / HTTP/1.0" 200 5120\nnot a log line\n')
     r = cli("web", "--trace", str(log), "--duration", "10 ms")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "line 2: not Common Log Format" in r.stderr
+
+
+def test_a_workload_acts_at_its_own_time_even_when_no_event_is_pending():
+    """One user whose start (seed 1: inside the window, the spread being longer than the
+    warm-up) comes while the engine has no event: the window must open at the warm-up's end,
+    not at time zero, and the user start at its own time (this broke the utilisation bound)."""
+    out = run_web("ortiz2008-base", {"workload.web.warmup_ps": "50 ms", "workload.web.duration_ps": "50 ms"}, users=1)
+    client = out["processors"]["node0.cpu0"]
+    assert 0 < client["utilisation"] <= 1
+    # The user starts in the window, so it is busy for part of it only.
+    assert client["utilisation"] < 0.9

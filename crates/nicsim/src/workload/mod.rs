@@ -136,11 +136,12 @@ pub fn drive_sampled(
     loop {
         let peek = w.eng.peek_time();
         let due = match next {
-            Some(When::Before(t)) => peek.is_none_or(|p| p >= t),
-            Some(When::After(t)) => peek.is_none_or(|p| p > t),
-            None => false,
+            Some(When::Before(t)) if peek.is_none_or(|p| p >= t) => Some(t),
+            Some(When::After(t)) if peek.is_none_or(|p| p > t) => Some(t),
+            _ => None,
         };
-        if due {
+        if let Some(t) = due {
+            w.eng.advance_to(t);
             if wl.on_time(w)? == Flow::Stop {
                 return Ok(());
             }
