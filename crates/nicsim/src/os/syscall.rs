@@ -172,7 +172,13 @@ impl Node {
             self.block(tid, conn, Wait::Data);
             return None;
         }
-        let skbs = avail.div_ceil(tcp.mss as u64) as u32;
+        // From a NIC, one sk_buff (or GRO fragment) per wire frame; over loopback or veth the
+        // sk_buffs the sender built, GSO segments of up to 64 KiB among them.
+        let skbs = if self.conns[conn].lo_peer.is_some() {
+            tcp.queued_skbs(avail).max(1)
+        } else {
+            avail.div_ceil(tcp.mss as u64) as u32
+        };
         let data = JobData {
             user_addr: (total - left) as u32,
             ..Node::data(tcp.flow, tcp.read_seq(), avail)
@@ -380,6 +386,7 @@ impl Node {
         let t = &mut self.threads[tid];
         t.op = None;
         t.in_call = false;
+        t.continuing = true;
         self.set_runnable(tid, false);
         self.done.push_back(tid);
         None

@@ -96,7 +96,9 @@ impl Node {
     }
 
     pub(crate) fn assign(&mut self, tid: usize, op: Op) {
-        self.place(tid);
+        if !self.threads[tid].continuing {
+            self.place(tid);
+        }
         let t = &mut self.threads[tid];
         debug_assert!(t.op.is_none(), "thread already busy");
         t.op = Some(op);

@@ -83,6 +83,9 @@ pub struct Thread {
     pub(crate) backlog: VecDeque<Frame>,
     /// The connection its last accept() returned, or its last poll found ready.
     pub(crate) accepted: Option<ConnId>,
+    /// Its last operation has just returned and the workload is choosing the next: a thread
+    /// that never slept is not re-placed (Linux moves a task when it wakes, not between calls).
+    pub(crate) continuing: bool,
 }
 
 impl Thread {
@@ -102,6 +105,7 @@ impl Thread {
             xmit: VecDeque::new(),
             backlog: VecDeque::new(),
             accepted: None,
+            continuing: false,
         }
     }
 }

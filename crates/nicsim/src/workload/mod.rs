@@ -160,6 +160,7 @@ pub fn drive_sampled(
         }
         while let Some((node, tid)) = w.take_done() {
             let flow = wl.on_done(w, node, tid)?;
+            w.done_handled(node, tid);
             next = wl.next_time();
             match flow {
                 Flow::Continue => {}

@@ -37,6 +37,20 @@ impl Tcp {
 
     /// The reader copied up to `max` bytes; returns (bytes, skbs freed, ack_now) following
     /// `tcp_recvmsg` and `tcp_cleanup_rbuf`.
+    /// Receive-queue entries (sk_buffs) the next `bytes` read out of, partly or whole.
+    pub fn queued_skbs(&self, bytes: u64) -> u32 {
+        let mut seen = 0;
+        let mut n = 0;
+        for &(len, _) in &self.rx_queue {
+            if seen >= bytes {
+                break;
+            }
+            seen += len;
+            n += 1;
+        }
+        n
+    }
+
     pub fn read(&mut self, max: u64) -> (u64, u32, bool) {
         let mut copied = 0;
         let mut freed = 0;
