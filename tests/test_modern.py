@@ -79,3 +79,22 @@ def test_a_veth_pair_at_mtu_1500_carries_gso_segments_of_up_to_64_kib():
     n = per_mss["nodes"]["node1"]
     assert n["app_bytes_read"] / n["acks_sent"] < 3 * mss
     assert gso["netperf"]["aggregate"]["throughput_mbps"] > 2 * per_mss["netperf"]["aggregate"]["throughput_mbps"]
+
+
+def test_over_veth_the_reader_pays_per_gso_segment_it_holds_not_per_mss():
+    from nicsim import api
+
+    sets = {"workload.netperf.msg_bytes": "64 KiB", "workload.netperf.duration_ps": "30 ms",
+            "workload.netperf.warmup_ps": "5 ms"}
+
+    def per_byte(preset, stage, extra=None):
+        out = api.run(preset, {**sets, **(extra or {})})
+        busy = sum(p["busy_by_stage"].get(stage, 0) for p in out["processors"].values())
+        return busy / out["nodes"]["node1"]["app_bytes_read"]
+
+    # The same 64 KiB sk_buffs reach the reader at either MTU: the same work per byte to free
+    # them. Without GSO every MSS is an sk_buff of its own and freeing costs many times more.
+    lo, veth = per_byte("modern-x86-loopback", "skb_free"), per_byte("modern-x86-veth", "skb_free")
+    assert veth == pytest.approx(lo, rel=0.3)
+    assert per_byte("modern-x86-veth", "skb_free", {"nic.tso": False}) > 5 * veth
+

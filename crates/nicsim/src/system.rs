@@ -268,13 +268,13 @@ impl World {
         n.hand_off(&mut self.eng, &mut self.fabric, from, tid, op);
     }
 
-    /// Threads whose operations finished since the last call, as (node, thread).
     /// Thread `tid` of `node` is no longer between two calls: the workload gave it nothing
     /// when its last one returned, so it sleeps, and its next operation is a wake-up.
     pub fn done_handled(&mut self, node: usize, tid: usize) {
         self.nodes[node].threads[tid].continuing = false;
     }
 
+    /// Threads whose operations finished since the last call, as (node, thread).
     pub fn take_done(&mut self) -> Option<(usize, usize)> {
         for (i, n) in self.nodes.iter_mut().enumerate() {
             if let Some(t) = n.done.pop_front() {

@@ -79,3 +79,47 @@ fn a_poll_returns_the_connection_that_has_data_and_sleeps_until_one_does() {
     assert!(again.iter().any(|d| (d.0, d.1) == (1, server)));
     assert_eq!(w.nodes[1].accepted(server), Some(pairs[2].1));
 }
+
+/// A free thread on cpu0 whose short call returns while a long one waits there; its next
+/// call comes at once (`at_once`, a benchmark loop) or after it slept. Where the next call runs.
+fn next_call_cpu(at_once: bool) -> usize {
+    let mut w = two_cpus();
+    let short = Op::Compute {
+        cycles: 4e5,
+        refs: 0.0,
+    };
+    let free = w.spawn_free(1, 0, INTERACTIVE).unwrap();
+    let other = w.spawn(1, 0, BATCH).unwrap();
+    w.start_op(1, free, short);
+    w.start_op(
+        1,
+        other,
+        Op::Compute {
+            cycles: 4e7,
+            refs: 0.0,
+        },
+    );
+    loop {
+        assert!(w.step(), "the short call finishes");
+        if let Some((1, t)) = w.take_done() {
+            assert_eq!(t, free);
+            break;
+        }
+    }
+    if at_once {
+        w.start_op(1, free, short);
+        w.done_handled(1, free);
+    } else {
+        w.done_handled(1, free);
+        w.start_op(1, free, short);
+    }
+    w.nodes[1].threads[free].proc
+}
+
+/// Linux places a task when it wakes, not between two calls it makes without sleeping: the
+/// thread that calls again at once stays on cpu0; the one that slept moves to the idle cpu1.
+#[test]
+fn a_free_thread_is_placed_when_it_wakes_not_between_two_calls() {
+    assert_eq!(next_call_cpu(true), 0);
+    assert_eq!(next_call_cpu(false), 1);
+}
