@@ -69,3 +69,29 @@ def test_probe_refuses_in_one_line_without_netperf_or_iperf3(tmp_path):
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert "neither netperf nor iperf3" in p.stderr and "apt install iperf3" in p.stderr
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_a_recorded_perf_report_gives_the_kernels_category_shares():
+    """perf report --stdio --sort sym --comms iperf3,ksoftirqd/0,ksoftirqd/1 of iperf3 over
+    loopback, 64 KiB sends, recorded on this project's build machine (perf record -a -F 999)."""
+    from nicsim import perfshare
+
+    s = perfshare.shares((FIX / "perf_report_lo_tcp_stream_64KiB.txt").read_text())
+    assert set(s) == set(perfshare.CATEGORIES) and sum(s.values()) == pytest.approx(1.0)
+    # The two user copies alone are 11.4% of all samples; the stream's kernel time is copy first.
+    assert s["copy"] > s["tcpip"] > s["driver"] and s["copy"] > 0.3
+    assert s["os"] > 0.3
+
+
+def test_kernel_symbols_go_to_the_stage_categories_and_idle_and_user_samples_to_none():
+    from nicsim import perfshare
+
+    cat = perfshare.category
+    assert cat("_copy_to_iter") == cat("copy_user_generic") == cat("skb_copy_datagram_iter") == "copy"
+    assert cat("tcp_sendmsg_locked") == cat("__tcp_transmit_skb") == cat("ip_finish_output2") == cat("skb_segment") == "tcpip"
+    assert cat("loopback_xmit") == cat("veth_xmit") == cat("process_backlog") == cat("__dev_queue_xmit") == "driver"
+    assert cat("__schedule") == cat("kfree") == cat("do_syscall_64") == cat("try_to_wake_up") == "os"
+    assert cat("intel_idle") is None and cat("pv_native_safe_halt") is None
+    report = "     50.00%  [.] iperf_send\n     30.00%  [k] tcp_v4_rcv\n     10.00%  [k] default_idle\n     10.00%  [k] _copy_to_iter\n"
+    assert perfshare.shares(report) == {"copy": 0.25, "tcpip": 0.75, "driver": 0.0, "os": 0.0}
+    assert perfshare.shares("     100.00%  [.] main\n") is None

@@ -6,7 +6,8 @@ TCP_STREAM over a range of message sizes and TCP_RR at a few sizes, over loopbac
 removes itself. netperf when it is installed (Debian's non-free section); otherwise iperf3 for
 the streams and a small request/response client of nicsim's own over a real TCP socket for
 TCP_RR (Python: its per-transaction cost is the interpreter's as much as the kernel's, and the
-row's source says so). CPU load per run from `/proc/stat` (every CPU, busy over total). Each
+row's source says so). CPU load per run from `/proc/stat` (every CPU, busy over total); with
+`--perf`, the kernel's copy, TCP/IP, driver and OS shares from `perf record -a` (perfshare.py). Each
 point is run `repeats` times; the file gets the median, with the spread as its tolerance
 (at least 5%). Only loopback and probe's own namespaces are ever used."""
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 
 from .errors import ConfigError
+from .perfshare import CATEGORIES, Recording
 
 NS = ("nicsim-probe-a", "nicsim-probe-b")
 VETH = ("nsp-a", "nsp-b")
@@ -199,11 +201,13 @@ def measure_point(test: str, size: int, seconds: float, path: str, have: dict[st
 PRESETS = {"lo": "modern-x86-loopback", "veth": "modern-x86-veth"}
 
 
-def probe(stream_sizes: list[int], rr_sizes: list[int], seconds: float, repeats: int, veth: bool) -> list[dict]:
+def probe(stream_sizes: list[int], rr_sizes: list[int], seconds: float, repeats: int, veth: bool,
+          perf: bool = False) -> list[dict]:
     have = tools()
     if not (have["netperf"] and have["netserver"]) and not have["iperf3"]:
         raise ConfigError("probe: neither netperf nor iperf3 is installed: apt install iperf3, or " + NETPERF_HINT)
     paths = ["lo"] + (["veth"] if veth else [])
+    warned: set[str] = set()
     netperf = have["netperf"] and have["netserver"]
     if veth and not netperf and rr_sizes:
         print("# probe: TCP_RR over veth is skipped: nicsim's own client runs on loopback only; " + NETPERF_HINT)
@@ -214,9 +218,35 @@ def probe(stream_sizes: list[int], rr_sizes: list[int], seconds: float, repeats:
                 if test == "TCP_RR" and path != "lo" and not netperf:
                     continue
                 for size in sizes:
-                    runs = [measure_point(test, size, seconds, path, have) for _ in range(repeats)]
+                    runs, cuts = [], []
+                    for _ in range(repeats):
+                        with Recording() if perf else contextlib.nullcontext() as rec:
+                            runs.append(measure_point(test, size, seconds, path, have))
+                        if rec is not None and rec.shares:
+                            cuts.append(rec.shares)
+                        elif rec is not None and rec.why not in warned:
+                            warned.add(rec.why)
+                            print(f"# probe: no kernel profile: {rec.why}")
                     rows += _rows(path, test, size, runs, PRESETS[path])
+                    if cuts:
+                        rows += _share_rows(path, test, size, cuts, PRESETS[path])
     return rows
+
+
+def _share_rows(path: str, test: str, size: int, cuts: list[dict[str, float]], preset: str) -> list[dict]:
+    """`share.CATEGORY` rows: the median over runs of each category's share of the kernel's
+    non-idle samples, the spread as the tolerance (at least 5%)."""
+    out = []
+    for cat in CATEGORIES:
+        vals = [c[cat] for c in cuts]
+        med = statistics.median(vals)
+        spread = (max(vals) - min(vals)) / med if med else 0.0
+        out.append({"id": f"{path}.{test.lower()}.{size}B.share.{cat}", "preset": preset, "command": "netperf", "test": test,
+                    "msg_size": f"{size} B", "metric": f"share.{cat}", "value": f"{med:.4g}",
+                    "tolerance": f"{max(5.0, 100 * spread):.0f}%", "role": "user",
+                    "source": f"nicsim probe --perf: perf record -a over {path}, kernel samples by category "
+                              f"(nicsim.perfshare), median of {len(vals)} runs (spread {100 * spread:.1f}%)"})
+    return out
 
 
 def _rows(path: str, test: str, size: int, runs: list[tuple[float, float, str]], preset: str) -> list[dict]:
@@ -255,6 +285,8 @@ def main_probe(argv: list[str]) -> int:
     p.add_argument("--seconds", type=float, default=3.0, help="length of each run (default 3)")
     p.add_argument("--repeats", type=int, default=3, help="runs per point; the median is written (default 3)")
     p.add_argument("--veth", action="store_true", help="also over a veth pair between two namespaces probe creates and removes (root)")
+    p.add_argument("--perf", action="store_true", help="also record each run with perf record -a and write the kernel's copy, TCP/IP, "
+                   "driver and OS shares as share.CATEGORY rows (when perf works)")
     a = p.parse_args(argv)
     if not 0.2 <= a.seconds <= 600 or not 1 <= a.repeats <= 50:
         raise ConfigError("probe: --seconds 0.2 to 600 and --repeats 1 to 50")
@@ -268,7 +300,8 @@ def main_probe(argv: list[str]) -> int:
         except (ValueError, ConfigError):
             raise ConfigError(f"probe {arg}: {text!r} is not a list of sizes such as '1 KiB,64 KiB'") from None
 
-    rows = probe(sizes(a.stream_sizes, "--stream-sizes"), sizes(a.rr_sizes, "--rr-sizes"), a.seconds, a.repeats, a.veth)
+    rows = probe(sizes(a.stream_sizes, "--stream-sizes"), sizes(a.rr_sizes, "--rr-sizes"), a.seconds, a.repeats, a.veth,
+                 perf=a.perf)
     write_rows(rows, a.out)
     for r in rows:
         print(f"{r['id']:<40} {r['value']:>12} ± {r['tolerance']:<5} {r['source']}")
