@@ -23,8 +23,13 @@ import tempfile
 from pathlib import Path
 
 CATEGORIES = ("copy", "tcpip", "driver", "os")
-# Symbol prefixes by category, tried in this order (the first match wins).
+# Symbol prefixes by category, tried in this order (the first match wins). The socket calls'
+# own work (tcp_sendmsg, tcp_recvmsg and what they call per call, not per segment) is the
+# model's tx_syscall and rx_syscall stages, which are `os`, so it goes there before `tcp`.
 PREFIXES = {
+    "os": ("tcp_sendmsg", "tcp_recvmsg", "tcp_cleanup_rbuf", "tcp_rcv_space_adjust", "tcp_stream_alloc_skb",
+           "tcp_release_cb", "tcp_poll", "tcp_recv_timestamp", "tcp_stream_memory_free", "tcp_wmem_schedule",
+           "tcp_remove_empty_skb", "inet_sendmsg", "inet_recvmsg", "inet_send_prepare"),
     "copy": ("copy_user", "rep_movs", "_copy_to_iter", "_copy_from_iter", "copy_page_to_iter", "copy_page_from_iter",
              "__copy_", "copyin", "copyout", "skb_copy_datagram", "simple_copy_to_iter", "csum_partial_copy",
              "skb_do_copy_data", "memcpy", "__memcpy", "memmove", "copy_to_user", "copy_from_user"),
