@@ -35,8 +35,6 @@ impl Tcp {
         self.select_window_raw().max(self.window_now())
     }
 
-    /// The reader copied up to `max` bytes; returns (bytes, skbs freed, ack_now) following
-    /// `tcp_recvmsg` and `tcp_cleanup_rbuf`.
     /// Receive-queue entries (sk_buffs) the next `bytes` read out of, partly or whole.
     pub fn queued_skbs(&self, bytes: u64) -> u32 {
         let mut seen = 0;
@@ -51,6 +49,8 @@ impl Tcp {
         n
     }
 
+    /// The reader copied up to `max` bytes; returns (bytes, skbs freed, ack_now) following
+    /// `tcp_recvmsg` and `tcp_cleanup_rbuf`.
     pub fn read(&mut self, max: u64) -> (u64, u32, bool) {
         let mut copied = 0;
         let mut freed = 0;
