@@ -287,12 +287,14 @@ def main_probe(argv: list[str]) -> int:
     p.add_argument("--veth", action="store_true", help="also over a veth pair between two namespaces probe creates and removes (root)")
     p.add_argument("--perf", action="store_true", help="also record each run with perf record -a and write the kernel's copy, TCP/IP, "
                    "driver and OS shares as share.CATEGORY rows (when perf works)")
+    p.add_argument("--host-out", help="also write this host as a configuration (TOML) extending the loopback preset: CPU count, "
+                   "clock, and the measured cross-CPU wake-up as sched.wake_latency_ps (hostfacts.py)")
     a = p.parse_args(argv)
     if not 0.2 <= a.seconds <= 600 or not 1 <= a.repeats <= 50:
         raise ConfigError("probe: --seconds 0.2 to 600 and --repeats 1 to 50")
-    out = Path(a.out)
-    if out.is_dir() or not out.parent.exists():
-        raise ConfigError(f"probe --out: {a.out!r} cannot be written (a directory, or its folder does not exist)")
+    for arg, path in (("--out", a.out), ("--host-out", a.host_out)):
+        if path is not None and (Path(path).is_dir() or not Path(path).parent.exists()):
+            raise ConfigError(f"probe {arg}: {path!r} cannot be written (a directory, or its folder does not exist)")
 
     def sizes(text: str, arg: str) -> list[int]:
         try:
@@ -306,4 +308,21 @@ def main_probe(argv: list[str]) -> int:
     for r in rows:
         print(f"{r['id']:<40} {r['value']:>12} ± {r['tolerance']:<5} {r['source']}")
     print(f"# {len(rows)} rows written to {a.out}")
+    if a.host_out:
+        write_host(a.host_out)
     return 0
+
+
+def write_host(path: str) -> None:
+    """`--host-out`: the host's facts and its measured cross-CPU wake-up (hostfacts.py), as a
+    configuration extending the loopback preset; the model's IPI delivery is read from it."""
+    import os
+
+    from .config import resolve
+    from .hostfacts import cpu_clock_hz, cross_cpu_wake_s, host_toml
+
+    preset = PRESETS["lo"]
+    ipi_s = float(resolve(preset).values["apic.ipi_latency_ps"]) * 1e-12
+    wake_s = cross_cpu_wake_s()
+    Path(path).write_text(host_toml(preset, len(os.sched_getaffinity(0)), cpu_clock_hz(), wake_s, ipi_s))
+    print(f"# host written to {path}: a cross-CPU wake-up {wake_s * 1e6:.2f} us dearer than a same-CPU one")
