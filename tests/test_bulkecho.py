@@ -131,6 +131,8 @@ def test_ilp_prints_its_cost_model_and_runs_the_fused_copy():
     (["--mode", "ping"], "--mode 'ping'"),
     (["--proto", "sctp"], "--proto 'sctp'"),
     (["--cpus", "17"], "--cpus 17: 1 to 16"),
+    (["--cpus", "1,2,2"], "--cpus 1,2,2: 1 to 16"),
+    (["--cpus", "1,two"], "--cpus 1,two: 1 to 16"),
 ])
 def test_bad_arguments_get_one_line_naming_them(args, message):
     r = subprocess.run([sys.executable, "-m", "nicsim", "bulkecho", "roca1996-ethernet", *args], capture_output=True, text=True, timeout=120)
@@ -386,3 +388,20 @@ def test_the_ilp_library_accumulates_small_writes_into_segments_unless_pushed():
     assert held["send_us"]["memory"] < plain["send_us"]["memory"] / 2
     # TCP_NODELAY stands for PUSH: every write goes at once, as without accumulation.
     assert send_us(pushed) > 0.8 * send_us(plain)
+
+
+def test_a_cpu_list_runs_each_tsdu_at_each_count_with_its_speedup_over_one_cpu():
+    """issue 34's check: --cpus 1,2,4 with two TSDUs; the one-CPU run of the list is the
+    speedup's base, and a count alone gives the same figures as in the list."""
+    sets = ["workload.netperf.duration_ps=20ms", "workload.netperf.warmup_ps=5ms"]
+    doc = run_bulkecho("roca1996-smp", sets, org="bsd", tsdu="256,16KiB", cpus="1,2,4")
+    points = doc["bulkecho"]["points"]
+    assert [(p["tsdu_bytes"], p["cpus"]) for p in points] == [(256, 1), (256, 2), (256, 4), (16384, 1), (16384, 2), (16384, 4)]
+    for p in points:
+        one = next(q for q in points if q["tsdu_bytes"] == p["tsdu_bytes"] and q["cpus"] == 1)
+        assert p["speedup"] == pytest.approx(p["throughput_mbps"] / one["throughput_mbps"])
+        assert p["conservation_ok"]
+    # More CPUs carry more at the small TSDU, where per-call work dominates.
+    assert points[1]["speedup"] > 1.2
+    alone = run_bulkecho("roca1996-smp", sets, org="bsd", tsdu="256", cpus=2)["bulkecho"]["points"][0]
+    assert alone["throughput_mbps"] == points[1]["throughput_mbps"] and alone["speedup"] == pytest.approx(points[1]["speedup"])

@@ -93,16 +93,30 @@ def lock_table(out: dict) -> list[dict]:
     return sorted(rows, key=lambda r: (-r["spin_us"], -r["conflicts"], -r["acquisitions"], r["node"], r["lock"]))
 
 
+def parse_cpus(cpus: int | str | None) -> list[int | None]:
+    """`--cpus`: one count or a list (`1,2,4,8`), each 1 to MAX_HOST_CPUS and given once; [None]
+    keeps the configuration's."""
+    if cpus is None:
+        return [None]
+    allowed = f"1 to {MAX_HOST_CPUS} host CPUs per node, one count or a list such as 1,2,4,8"
+    try:
+        counts = [int(x) for x in str(cpus).split(",")]
+    except ValueError:
+        raise ConfigError(f"--cpus {cpus}: {allowed}") from None
+    if not counts or any(not 1 <= c <= MAX_HOST_CPUS for c in counts) or len(set(counts)) != len(counts):
+        raise ConfigError(f"--cpus {cpus}: {allowed}")
+    return counts
+
+
 def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1, tsdu="1024", nodelay=False,
-                 use_ilp=False, seed=None, replications=1, cpus=None) -> dict:
+                 use_ilp=False, seed=None, replications=1, cpus: int | str | None = None) -> dict:
     if mode not in ("bulk", "echo"):
         raise ConfigError(f"--mode {mode!r}: choose bulk or echo")
     if proto not in ("tcp", "udp"):
         raise ConfigError(f"--proto {proto!r}: choose tcp or udp")
     if connections < 1:
         raise ConfigError(f"--connections {connections}: at least 1")
-    if cpus is not None and not 1 <= cpus <= MAX_HOST_CPUS:
-        raise ConfigError(f"--cpus {cpus}: 1 to {MAX_HOST_CPUS} host CPUs per node")
+    counts = parse_cpus(cpus)
     sizes = parse_tsdu(tsdu)
     base = parse_set(sets or [])
     name = org or org_of(config, base)
@@ -116,16 +130,15 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
         s["workload.netperf.nodelay"] = "true"
     if seed is not None:
         s["run.seed"] = str(seed)
-    if cpus is not None:
-        s["cpu.count"] = str(cpus)
-    n_cpus = resolve(config, s).values["cpu.count"]
     test = f"{proto}_{'stream' if mode == 'bulk' else 'rr'}"
     points = []
     rate = "throughput_mbps" if mode == "bulk" else "transactions_per_s"
-    for n in sizes:
+    for n, c in ((n, c) for n in sizes for c in counts):
         run = lambda extra: run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n), **extra},
                                         replications=replications, test=test.upper(), connections=connections)
-        out = run({})
+        on = {} if c is None else {"cpu.count": str(c)}
+        n_cpus = resolve(config, {**s, **on}).values["cpu.count"]
+        out = run(on)
         np_ = out["netperf"]
         client, server = np_["per_connection"][0]["client"], np_["server"]
         nodes = out["nodes"]
@@ -145,9 +158,12 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
         else:
             point["send_us"], point["send_instructions"] = _breakdown(out, client, sent)
             point["receive_us"], point["receive_instructions"] = _breakdown(out, server, read)
-        # The same run on one CPU per node gives the speedup (§B.8's SMP runs).
+        # The same run on one CPU per node gives the speedup (§B.8's SMP runs); a list that
+        # holds 1 has run it already.
         point["cpus"] = n_cpus
-        one = np_["aggregate"][rate] if n_cpus == 1 else run({"cpu.count": "1"})["netperf"]["aggregate"][rate]
+        single = next((p for p in points if p["tsdu_bytes"] == n and p["cpus"] == 1), None)
+        one = (np_["aggregate"][rate] if n_cpus == 1 else single[rate] if single
+               else run({"cpu.count": "1"})["netperf"]["aggregate"][rate])
         point["speedup"] = np_["aggregate"][rate] / one if one > 0 else None
         point["cpu_utilisation"] = {k: p["utilisation"] for k, p in out["processors"].items()}
         point["locks"] = lock_table(out)
@@ -178,12 +194,15 @@ def print_bulkecho(doc: dict) -> None:
     loopback = any("host_us" in p for p in b["points"])
     if loopback:
         cols = ("host µs", "")
-    print(f"{'TSDU B':>8} {figure:>16} {cols[0]:>10} {cols[1]:>11}".rstrip())
+    # A --cpus list runs each TSDU at each count: a column says which.
+    many = len({p["cpus"] for p in b["points"]}) > 1
+    print(f"{'TSDU B':>8}{' CPUs' if many else ''} {figure:>16} {cols[0]:>10} {cols[1]:>11}".rstrip())
     total = lambda d, w: f"{sum(d.values()):>{w}.1f}" if d else f"{'-':>{w}}"
     for p in b["points"]:
         value = p["throughput_mbps"] if bulk else p["rtt_us"]
         ends = total(p["host_us"], 10) if loopback else f"{total(p['send_us'], 10)} {total(p['receive_us'], 11)}"
-        print(f"{p['tsdu_bytes']:>8} {value:>16.2f} {ends}")
+        n_cpus = f" {p['cpus']:>4}" if many else ""
+        print(f"{p['tsdu_bytes']:>8}{n_cpus} {value:>16.2f} {ends}")
     last = b["points"][-1] if b["points"] else {}
     # The largest TSDU's breakdown: the host's over loopback, else the sender's.
     end, what = ("host", "over loopback, the host's work per TSDU (send and receive)") if loopback else \

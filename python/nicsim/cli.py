@@ -109,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--proto", default="tcp", help="tcp or udp: bulk runs TCP_STREAM or UDP_STREAM, echo TCP_RR or UDP_RR; a UDP TSDU is one datagram and must fit one frame; no UDP over loopback")
     be.add_argument("--connections", type=int, default=1, help="connections, one process each at both ends")
     be.add_argument("--tsdu", default="1 KiB", help="TSDU sizes: LO:HI (every power of two between, e.g. 1:65536) or a list such as 1,1KiB,16KiB")
-    be.add_argument("--cpus", type=int, help="host CPUs per node (cpu.count, 1 to 16); above 1, each TSDU also runs on one CPU for the speedup")
+    be.add_argument("--cpus", help="host CPUs per node (cpu.count, 1 to 16), or a list such as 1,2,4,8: each TSDU runs at each count; "
+                    "above 1, the speedup over the same TSDU on one CPU")
     be.add_argument("--nodelay", action="store_true", help="TCP_NODELAY on every connection")
     be.add_argument("--ilp", action="store_true", help="the fused copy+checksum access method, with its cost model and break-even (§B.6)")
     be.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
