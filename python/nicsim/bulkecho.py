@@ -133,11 +133,12 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
     test = f"{proto}_{'stream' if mode == 'bulk' else 'rr'}"
     points = []
     rate = "throughput_mbps" if mode == "bulk" else "transactions_per_s"
-    for n, c in ((n, c) for n in sizes for c in counts):
+    # Each count's setting and the CPU count it resolves to (the configuration's for None).
+    cpu_sets = [{} if c is None else {"cpu.count": str(c)} for c in counts]
+    resolved = [resolve(config, {**s, **on}).values["cpu.count"] for on in cpu_sets]
+    for n, on, n_cpus in ((n, on, k) for n in sizes for on, k in zip(cpu_sets, resolved)):
         run = lambda extra: run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n), **extra},
                                         replications=replications, test=test.upper(), connections=connections)
-        on = {} if c is None else {"cpu.count": str(c)}
-        n_cpus = resolve(config, {**s, **on}).values["cpu.count"]
         out = run(on)
         np_ = out["netperf"]
         client, server = np_["per_connection"][0]["client"], np_["server"]

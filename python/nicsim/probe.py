@@ -233,34 +233,27 @@ def probe(stream_sizes: list[int], rr_sizes: list[int], seconds: float, repeats:
     return rows
 
 
+def _row(path: str, test: str, size: int, preset: str, metric: str, vals: list[float], digits: int, source: str) -> dict:
+    """One reference row: the median of a point's runs, their spread as the tolerance (at
+    least 5%), and where the figure came from."""
+    med = statistics.median(vals)
+    spread = (max(vals) - min(vals)) / med if med else 0.0
+    return {"id": f"{path}.{test.lower()}.{size}B.{metric}", "preset": preset, "command": "netperf", "test": test,
+            "msg_size": f"{size} B", "metric": metric, "value": f"{med:.{digits}g}", "tolerance": f"{max(5.0, 100 * spread):.0f}%",
+            "role": "user", "source": f"{source}, median of {len(vals)} runs (spread {100 * spread:.1f}%)"}
+
+
 def _share_rows(path: str, test: str, size: int, cuts: list[dict[str, float]], preset: str) -> list[dict]:
-    """`share.CATEGORY` rows: the median over runs of each category's share of the kernel's
-    non-idle samples, the spread as the tolerance (at least 5%)."""
-    out = []
-    for cat in CATEGORIES:
-        vals = [c[cat] for c in cuts]
-        med = statistics.median(vals)
-        spread = (max(vals) - min(vals)) / med if med else 0.0
-        out.append({"id": f"{path}.{test.lower()}.{size}B.share.{cat}", "preset": preset, "command": "netperf", "test": test,
-                    "msg_size": f"{size} B", "metric": f"share.{cat}", "value": f"{med:.4g}",
-                    "tolerance": f"{max(5.0, 100 * spread):.0f}%", "role": "user",
-                    "source": f"nicsim probe --perf: perf record -a over {path}, kernel samples by category "
-                              f"(nicsim.perfshare), median of {len(vals)} runs (spread {100 * spread:.1f}%)"})
-    return out
+    """`share.CATEGORY` rows: each category's share of the kernel's non-idle samples."""
+    source = f"nicsim probe --perf: perf record -a over {path}, kernel samples by category (nicsim.perfshare)"
+    return [_row(path, test, size, preset, f"share.{cat}", [c[cat] for c in cuts], 4, source) for cat in CATEGORIES]
 
 
 def _rows(path: str, test: str, size: int, runs: list[tuple[float, float, str]], preset: str) -> list[dict]:
     metric = "throughput_mbps" if test == "TCP_STREAM" else "transactions_per_s"
-    tool = runs[0][2]
-    out = []
-    for name, vals in ((metric, [r[0] for r in runs]), ("cpu_util", [r[1] for r in runs])):
-        med = statistics.median(vals)
-        spread = (max(vals) - min(vals)) / med if med else 0.0
-        tol = f"{max(5.0, 100 * spread):.0f}%"
-        out.append({"id": f"{path}.{test.lower()}.{size}B.{name}", "preset": preset, "command": "netperf", "test": test,
-                    "msg_size": f"{size} B", "metric": name, "value": f"{med:.6g}", "tolerance": tol, "role": "user",
-                    "source": f"nicsim probe: {tool} over {path}, median of {len(vals)} runs (spread {100 * spread:.1f}%)"})
-    return out
+    source = f"nicsim probe: {runs[0][2]} over {path}"
+    return [_row(path, test, size, preset, name, vals, 6, source)
+            for name, vals in ((metric, [r[0] for r in runs]), ("cpu_util", [r[1] for r in runs]))]
 
 
 def write_rows(rows: list[dict], out: str) -> None:

@@ -130,24 +130,16 @@ def run_web_users(config_source=None, sets=None, users: list[int] | None = None,
     return sweep
 
 
-def server_busiest(doc: dict) -> tuple[str, float]:
-    """The server's most utilised processor in the window, as each client's is reported: the
-    server is the last node (node{K} after the K clients)."""
-    server = f"node{len(doc['nodes']) - 1}."
-    name, pr = max(((k, pr) for k, pr in doc["processors"].items() if k.startswith(server)), key=lambda kp: kp[1]["utilisation"])
-    return name, pr["utilisation"]
-
-
 def users_rows(sweep: dict) -> list[dict]:
     """One row per user count of a `run_web_users` document: what its table and plot show."""
     rows = []
     for point in sweep["users_sweep"]:
         doc = point["result"]
         h = doc["web"].get("health") or {}
-        name, util = server_busiest(doc)
+        server = doc["web"]["server"]
         row = {"users": point["users"], "requests_per_s": figure(doc, "requests_per_s"),
                "response_mean_ms": figure(doc, "response_time_ms.mean"), "response_p99_ms": figure(doc, "response_time_ms.p99"),
-               "server_busiest": name, "server_busiest_utilisation": util,
+               "server_busiest": server["busiest"], "server_busiest_utilisation": server["busiest_utilisation"],
                "stalled_intervals": h.get("stalled_intervals", 0), "intervals": len(h.get("end_s") or []),
                "clients_busiest_utilisation": max((c["busiest_utilisation"] for c in doc["web"]["clients"]), default=0.0)}
         if "vs_base" in doc:

@@ -439,20 +439,21 @@ impl Workload for Web {
             (!rt.is_empty()).then(|| rt.iter().sum::<u64>() as f64 * 1e-9 / rt.len() as f64);
         let accepted = w.nodes[w.server()].stats.connections_accepted - self.accepted_at_start;
         let (procs, nodes) = window_json(w, window);
-        // Each client node's busiest processor: the users' side must not be the bottleneck.
-        let clients: Vec<Value> = (0..w.server())
-            .map(|n| {
-                let prefix = format!("node{n}.");
-                let (name, util) = procs
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .filter(|(k, _)| k.starts_with(&prefix))
-                    .map(|(k, v)| (k.clone(), v["utilisation"].as_f64().unwrap_or(0.0)))
-                    .fold((String::new(), -1.0), |a, b| if b.1 > a.1 { b } else { a });
-                json!({"node": format!("node{n}"), "busiest": name, "busiest_utilisation": util})
-            })
-            .collect();
+        // Each node's busiest processor in the window: the server's, and each client's (the
+        // users' side must not be the bottleneck).
+        let busiest = |n: usize| {
+            let prefix = format!("node{n}.");
+            let (name, util) = procs
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| k.starts_with(&prefix))
+                .map(|(k, v)| (k.clone(), v["utilisation"].as_f64().unwrap_or(0.0)))
+                .fold((String::new(), -1.0), |a, b| if b.1 > a.1 { b } else { a });
+            json!({"node": format!("node{n}"), "busiest": name, "busiest_utilisation": util})
+        };
+        let clients: Vec<Value> = (0..w.server()).map(busiest).collect();
+        let server = busiest(w.server());
         json!({
             "web": {
                 "users": self.p.users,
@@ -473,6 +474,7 @@ impl Workload for Web {
                 },
                 "bandwidth_mbps": self.response_bytes as f64 * 8.0 / secs / 1e6,
                 "connections_per_s": accepted as f64 / secs,
+                "server": server,
                 "clients": clients,
                 "failed_connects_run": self.failed_connects,
                 "health": self.health.report(self.win.warm_end, self.win.end),
