@@ -123,6 +123,27 @@ def test_gro_merges_frames_so_tcp_runs_and_acks_once_per_merged_segment():
     assert on["throughput_mbps"] > off["throughput_mbps"]
 
 
+def test_a_merged_frame_is_released_at_the_merge_and_read_as_one_fragment_of_its_sk_buff():
+    # Give GRO's release of a merged frame and recv's copy of a further fragment one and the
+    # same cost: every frame merged in the softirq is read later as one fragment, so over a
+    # stream the two take the same time; recv's per-sk_buff copy runs once per merged segment.
+    same = {"i_pkt": "1000", "i_byte": "0", "r_pkt": "0", "r_byte": "0", "category": "os"}
+    sets = {**STREAM, "nic.mtu_bytes": "1500 B", "tcp.prequeue": "false", "nic.gro": "true",
+            **{f"costs.{s}.{k}": v for s in ("gro_free_head", "rx_copy_frag") for k, v in same.items()},
+            "costs.rx_copy.i_byte": "0", "costs.rx_copy.r_byte": "0"}
+    run_on = point("ortiz2008-base", sets)
+    on = run_on["processors"]["node1.cpu0"]["busy_by_stage"]
+    assert on["gro_free_head"] > 0.005
+    assert on["rx_copy_frag"] == pytest.approx(on["gro_free_head"], rel=0.03)
+    run_off = point("ortiz2008-base", {**sets, "nic.gro": "false"})
+    off = run_off["processors"]["node1.cpu0"]["busy_by_stage"]
+    assert off.get("rx_copy_frag", 0) == 0 and off.get("gro_free_head", 0) == 0
+    # Without merging, each frame is an sk_buff of its own and pays rx_copy's per-call work
+    # (its per-byte copy set to nothing here): per byte received, far more of it.
+    per_mb = lambda run, b: b["rx_copy"] / run["throughput_mbps"]
+    assert per_mb(run_on, on) < 0.7 * per_mb(run_off, off)
+
+
 def test_tso_passes_a_send_through_tcp_ip_and_the_driver_once_and_the_wire_still_carries_mss_frames():
     std = {**STREAM, "nic.mtu_bytes": "1500 B"}
     off = point("ortiz2008-base", std)

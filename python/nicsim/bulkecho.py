@@ -21,8 +21,8 @@ ORGS_BUILT = ("bsd", "streams", "streams-demux", "user_level_tcp", "linux")
 CATEGORIES = {
     "access method, user level, low-level OS": ("tx_syscall", "rx_syscall", "context_switch", "rx_wake", "epoll_wait"),
     "protocols": ("tx_tcp", "tx_ip", "rx_tcp", "rx_ip", "tx_ack", "udp_tx", "udp_rx", "timer"),
-    "memory": ("skb_alloc", "skb_free"),
-    "data manipulation": ("tx_copy", "rx_copy", "tx_csum_fold", "csum", "skb_copy"),
+    "memory": ("skb_alloc", "skb_free", "skb_free_frag", "gro_free_head"),
+    "data manipulation": ("tx_copy", "rx_copy", "rx_copy_frag", "tx_csum_fold", "csum", "skb_copy"),
     "Ethernet": ("tx_dev", "tx_complete", "rx_poll", "rx_poll_end", "rx_hardirq", "lo_xmit"),
     "interrupt handling": ("irq_entry", "irq_exit", "rx_schedule", "softirq_dispatch", "ipi_handler"),
     "synchronisation": ("spin_lock", "lock_spin"),

@@ -92,7 +92,7 @@ def name_sets(f: dict[str, Any], base: str | None = None) -> dict[str, Any]:
 # computation) and IPI sends (a few hundred cycles each), counted as user time.
 HOST_PROFILE = {
     "user": ("http_request", "app_message", "other"),
-    "socket": ("rx_syscall", "tx_syscall", "rx_copy", "tx_copy", "tx_csum_fold", "skb_copy", "accept_syscall",
+    "socket": ("rx_syscall", "tx_syscall", "rx_copy", "rx_copy_frag", "tx_copy", "tx_csum_fold", "skb_copy", "accept_syscall",
                "connect_syscall", "close_syscall", "epoll_wait"),
     "tcp_ip": ("rx_ip", "rx_tcp", "tx_tcp", "tx_ip", "tx_ack", "csum", "timer", "tcp_syn", "tcp_child", "tcp_teardown",
                "gro_receive", "udp_tx", "udp_rx"),

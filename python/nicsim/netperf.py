@@ -111,7 +111,7 @@ def replicate(config_source, sets: dict, replications: int, block: str, summaris
 
 # oprofile-like symbol classes (stacks.md §A.11) over the core's stages; presentation only.
 SYMBOL_CLASSES = {
-    "copy to user": ("rx_copy", "tx_copy", "skb_copy", "csum", "tx_csum_fold"),
+    "copy to user": ("rx_copy", "rx_copy_frag", "tx_copy", "skb_copy", "csum", "tx_csum_fold"),
     "interrupt handling": ("irq_entry", "irq_exit", "rx_hardirq", "rx_schedule", "ipi_handler", "timer_tick"),
     "TCP receive": ("softirq_dispatch", "rx_poll", "rx_poll_end", "poll_empty", "gro_receive", "rx_ip", "rx_tcp",
                     "tx_ack", "udp_rx"),
@@ -119,7 +119,7 @@ SYMBOL_CLASSES = {
     "locks": ("lock_spin", "spin_lock"),
     "scheduling": ("context_switch", "rx_wake", "epoll_wait"),
     "system calls": ("rx_syscall", "tx_syscall"),
-    "buffer freeing": ("skb_free", "tx_complete"),
+    "buffer freeing": ("skb_free", "skb_free_frag", "gro_free_head", "tx_complete"),
     "buffer allocation": ("skb_alloc",),
 }
 

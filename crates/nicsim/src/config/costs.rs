@@ -136,6 +136,13 @@ pub struct Costs {
     /// The loopback interface: its transmit routine, the enqueue on the local CPU's backlog
     /// and the softirq's dequeue (`topology.loopback`).
     pub lo_xmit: StageCost,
+    /// recv()'s copy of each further fragment of a GRO-merged sk_buff (one per wire frame
+    /// after the first): `skb_copy_datagram_iter`'s per-fragment loop around the copy.
+    pub rx_copy_frag: StageCost,
+    /// The release of each further fragment of a GRO-merged sk_buff (its page reference).
+    pub skb_free_frag: StageCost,
+    /// GRO's release of a merged frame's own sk_buff, its data kept as a fragment.
+    pub gro_free_head: StageCost,
     /// Each stage's `locks` and `ipc` by id (index 0: work of no stage), set with the ids.
     #[serde(skip)]
     pub locks_by_id: Vec<u32>,
@@ -154,7 +161,7 @@ pub fn stage_name(i: usize) -> &'static str {
 }
 
 /// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
-pub const STAGE_NAMES: [&str; 51] = [
+pub const STAGE_NAMES: [&str; 54] = [
     "irq_entry",
     "irq_exit",
     "ipi_handler",
@@ -206,11 +213,14 @@ pub const STAGE_NAMES: [&str; 51] = [
     "cpu_net_handover",
     "spin_lock",
     "lo_xmit",
+    "rx_copy_frag",
+    "skb_free_frag",
+    "gro_free_head",
 ];
 
 impl Costs {
     /// Every stage, in declaration order: the order their ids and code are laid out in.
-    pub fn stages_mut(&mut self) -> [&mut StageCost; 51] {
+    pub fn stages_mut(&mut self) -> [&mut StageCost; 54] {
         [
             &mut self.irq_entry,
             &mut self.irq_exit,
@@ -263,6 +273,9 @@ impl Costs {
             &mut self.cpu_net_handover,
             &mut self.spin_lock,
             &mut self.lo_xmit,
+            &mut self.rx_copy_frag,
+            &mut self.skb_free_frag,
+            &mut self.gro_free_head,
         ]
     }
 

@@ -172,12 +172,15 @@ impl Node {
             self.block(tid, conn, Wait::Data);
             return None;
         }
-        // From a NIC, one sk_buff (or GRO fragment) per wire frame; over loopback or veth the
-        // sk_buffs the sender built, GSO segments of up to 64 KiB among them.
-        let skbs = if self.conns[conn].lo_peer.is_some() {
-            tcp.queued_skbs(avail).max(1)
+        // Over loopback or veth, the sk_buffs the sender built (GSO segments of up to 64 KiB
+        // whole); from a NIC, the sk_buffs queued, each wire frame a GRO merge put into one of
+        // them a further fragment (without GRO, one sk_buff per frame).
+        let (skbs, frags) = if self.conns[conn].lo_peer.is_some() {
+            (tcp.queued_skbs(avail).max(1), 0)
         } else {
-            avail.div_ceil(tcp.mss as u64) as u32
+            let frames = avail.div_ceil(tcp.mss as u64) as u32;
+            let skbs = tcp.queued_skbs(avail).clamp(1, frames);
+            (skbs, frames - skbs)
         };
         let data = JobData {
             user_addr: (total - left) as u32,
@@ -188,10 +191,14 @@ impl Node {
                 .touching(Touches::CopyOut),
             self.piece(&c.skb_free, 0, skbs),
         );
+        let (copy_frags, free_frags) = (
+            self.piece(&c.rx_copy_frag, 0, frags),
+            self.piece(&c.skb_free_frag, 0, frags),
+        );
         self.lock_sock(tid, conn);
         let bell = self.toe_doorbell(tid);
         let [drv, ring] = self.command_if_owned(conn);
-        let pieces = [copy, free, bell, drv, ring];
+        let pieces = [copy, copy_frags, free, free_frags, bell, drv, ring];
         let effect = Effect::Read { conn, bytes: avail };
         let job = self.thread_work(tid, effect, &pieces).with_data(data);
         Some(job.holding(self.call_lock()))

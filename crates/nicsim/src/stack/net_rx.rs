@@ -190,11 +190,10 @@ impl Node {
             ]
         };
         if gro {
-            // Every frame passes GRO; the merged ones' skb heads are freed.
+            // Every frame passes GRO; the merged ones' own sk_buffs are released, their data
+            // kept as fragments of the one they joined.
             pieces.push(self.piece(&c.gro_receive, 0, frames));
-            if merged > 0 {
-                pieces.push(self.piece(&c.skb_free, 0, merged));
-            }
+            pieces.push(self.piece(&c.gro_free_head, 0, merged));
         }
         let tcp = matches!(f.payload, Payload::Tcp(_));
         if tcp && self.prequeue_takes(p, &f) {
