@@ -25,7 +25,10 @@ def test_modern_presets_stay_below_the_link_and_conserve_bytes(preset):
     out = api.run(preset, SHORT)
     rate = resolve(preset).values["link.rate_bps"]
     mbps = out["netperf"]["aggregate"]["throughput_mbps"]
-    assert 0.1 * rate / 1e6 < mbps <= rate / 1e6
+    assert 0 < mbps <= rate / 1e6
+    # One flow is held by the link or by a saturated processor, never by neither.
+    busiest = max(p["utilisation"] for p in out["processors"].values())
+    assert mbps > 0.9 * rate / 1e6 or busiest > 0.97
     for c in out["conservation"].values():
         assert c["sent_bytes"] == c["delivered_bytes"] + c["in_flight_bytes"] + c["dropped_bytes"]
     assert all(p["utilisation"] <= 1.0 + 1e-9 for p in out["processors"].values())
