@@ -101,3 +101,23 @@ def test_over_veth_the_reader_pays_per_gso_segment_it_holds_not_per_mss():
     assert veth == pytest.approx(lo, rel=0.3)
     assert per_byte("modern-x86-veth", "skb_free", {"nic.tso": False}) > 5 * veth
 
+
+
+def test_bbr_paces_at_the_bottleneck_and_keeps_its_queue_short_where_cubic_fills_the_buffer():
+    # One flow from a 10 Gb/s NIC through a switch port of 1 Gb/s with a deep buffer: loss-based
+    # CUBIC grows its window until the socket buffer stops it, and the bottleneck's queue holds
+    # megabytes; BBR's window is twice its bandwidth-delay estimate plus three bursts.
+    sets = {"workload.kind": "netperf", "workload.netperf.duration_ps": "300 ms",
+            "switch.present": "true", "switch.port_rate_bps": "1 Gbps", "switch.buffer_bytes": "16 MiB"}
+    runs = {cc: api.run("modern-10g", {**sets, "tcp.congestion": cc}) for cc in ("cubic", "bbr")}
+    queue = {cc: r["switch"]["to_node1"]["max_queue_bytes"] for cc, r in runs.items()}
+    rate = {cc: r["netperf"]["aggregate"]["throughput_mbps"] for cc, r in runs.items()}
+    assert queue["cubic"] > 2 * 2**20 and queue["bbr"] < 400 * 2**10, queue
+    # Both fill the bottleneck (941 Mb/s of payload at MTU 1500).
+    assert all(900 < r <= 1000 for r in rate.values()), rate
+    assert all(r["switch"]["to_node1"]["dropped_frames"] == 0 for r in runs.values())
+
+
+def test_a_bad_congestion_control_is_refused_in_one_line():
+    with pytest.raises(Exception, match=r"tcp.congestion.*newreno.*cubic.*bbr"):
+        resolve("modern-10g", {"tcp.congestion": "vegas"})

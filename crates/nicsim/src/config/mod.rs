@@ -300,6 +300,8 @@ pub enum Congestion {
     Newreno,
     /// CUBIC (RFC 9438): Linux's default since 2.6.19.
     Cubic,
+    /// BBR v1 (Linux 4.9's `tcp_bbr`) with TCP's internal pacing.
+    Bbr,
 }
 
 /// The receiver's acknowledgement rule (`tcp.ack_policy`, selected by the organisation).

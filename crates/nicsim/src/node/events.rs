@@ -134,6 +134,7 @@ pub enum TimerKind {
     Rto,
     Persist,
     TimeWait,
+    Pace,
 }
 
 impl From<Hop> for Ev {

@@ -162,7 +162,7 @@ impl Node {
                     self.wake_readers(p, c);
                 }
             }
-            TimerKind::Rto => {
+            TimerKind::Rto | TimerKind::Pace => {
                 let segs = tcp.output(now);
                 let gave_up = tcp.state() == State::Done;
                 self.sq[p].xmit.extend(segs);
@@ -196,6 +196,7 @@ impl Node {
                 t.rto_deadline,
                 t.persist_deadline,
                 t.time_wait_deadline,
+                t.pace_deadline,
             ];
             for (kind, at) in conn.timers.to_schedule(wanted).into_iter().flatten() {
                 eng.at(
@@ -238,6 +239,7 @@ impl Node {
             TimerKind::Rto => tcp.on_rto(at),
             TimerKind::Persist => tcp.persist_deadline == Some(at),
             TimerKind::TimeWait => tcp.on_time_wait(at),
+            TimerKind::Pace => tcp.on_pace(at),
         };
         if fire {
             // The timer softirq of the processor that runs the connection's protocol.

@@ -12,22 +12,23 @@ use crate::units::Time;
 /// the TCP wants and returns the events to schedule.
 #[derive(Clone, Debug, Default)]
 pub struct TimerSet {
-    pending: [Option<Time>; 4],
+    pending: [Option<Time>; 5],
 }
 
 impl TimerSet {
-    const KINDS: [TimerKind; 4] = [
+    const KINDS: [TimerKind; 5] = [
         TimerKind::Delack,
         TimerKind::Rto,
         TimerKind::Persist,
         TimerKind::TimeWait,
+        TimerKind::Pace,
     ];
 
-    /// Of `wanted` (delayed ACK, retransmission, persist, TIME_WAIT), the deadlines that come
-    /// before the event already pending for their timer (or have none).
-    pub fn to_schedule(&mut self, wanted: [Option<Time>; 4]) -> [Option<(TimerKind, Time)>; 4] {
-        let mut out = [None; 4];
-        for i in 0..4 {
+    /// Of `wanted` (delayed ACK, retransmission, persist, TIME_WAIT, pacing), the deadlines
+    /// that come before the event already pending for their timer (or have none).
+    pub fn to_schedule(&mut self, wanted: [Option<Time>; 5]) -> [Option<(TimerKind, Time)>; 5] {
+        let mut out = [None; 5];
+        for i in 0..5 {
             if let Some(t) = wanted[i] {
                 if self.pending[i].is_none_or(|p| t < p) {
                     self.pending[i] = Some(t);
@@ -51,7 +52,7 @@ impl TimerSet {
 mod tests {
     use super::*;
 
-    fn due(s: &mut TimerSet, wanted: [Option<Time>; 4]) -> Vec<(TimerKind, Time)> {
+    fn due(s: &mut TimerSet, wanted: [Option<Time>; 5]) -> Vec<(TimerKind, Time)> {
         s.to_schedule(wanted).into_iter().flatten().collect()
     }
 
@@ -60,26 +61,26 @@ mod tests {
         let mut s = TimerSet::default();
         let rto = Some(Time(5));
         assert_eq!(
-            due(&mut s, [None, rto, None, None]),
+            due(&mut s, [None, rto, None, None, None]),
             vec![(TimerKind::Rto, Time(5))]
         );
-        assert!(due(&mut s, [None, rto, None, None]).is_empty());
+        assert!(due(&mut s, [None, rto, None, None, None]).is_empty());
         // The retransmission deadline moves later: the event at 5 will re-arm it.
-        let moved = due(&mut s, [Some(Time(2)), Some(Time(9)), None, None]);
+        let moved = due(&mut s, [Some(Time(2)), Some(Time(9)), None, None, None]);
         assert_eq!(moved, vec![(TimerKind::Delack, Time(2))]);
         // The event at 5 ran: none pending, so the deadline at 9 gets its event.
         s.fired(TimerKind::Rto, Time(5));
         assert_eq!(
-            due(&mut s, [None, Some(Time(9)), None, None]),
+            due(&mut s, [None, Some(Time(9)), None, None, None]),
             vec![(TimerKind::Rto, Time(9))]
         );
         // An earlier deadline cannot wait.
         assert_eq!(
-            due(&mut s, [None, Some(Time(7)), None, None]),
+            due(&mut s, [None, Some(Time(7)), None, None, None]),
             vec![(TimerKind::Rto, Time(7))]
         );
         // A stale event (9, no longer pending) running changes nothing.
         s.fired(TimerKind::Rto, Time(9));
-        assert!(due(&mut s, [None, Some(Time(7)), None, None]).is_empty());
+        assert!(due(&mut s, [None, Some(Time(7)), None, None, None]).is_empty());
     }
 }

@@ -12,6 +12,8 @@ impl Tcp {
         }
         if seg.ack > self.snd_una {
             let acked = seg.ack.min(self.snd_nxt.max(seg.ack)) - self.snd_una;
+            let prior_inflight = self.in_flight();
+            let mut newest = pacing::Newest::default();
             // RTT sample from the oldest newly acknowledged segment that was not retransmitted.
             // (Karn: no samples while retransmissions are outstanding.)
             if let Some(s) = self.skbs.front() {
@@ -29,6 +31,7 @@ impl Tcp {
                     if s.sacked {
                         self.sacked_bytes -= s.len as u64;
                     }
+                    self.note_delivered(s, &mut newest);
                     self.skbs.pop_front();
                     self.send_head = self.send_head.saturating_sub(1);
                 } else {
@@ -55,6 +58,7 @@ impl Tcp {
                 Some(_) => self.retx_next = Some(self.snd_una),
                 None => self.grow_cwnd(now, acked),
             }
+            self.bbr_on_ack(now, acked, prior_inflight, newest);
             self.dupacks = 0;
             self.backoff = 0;
             self.rto_deadline = if self.snd_nxt > self.snd_una {
@@ -106,6 +110,10 @@ impl Tcp {
     /// (Reno), or β of the window (CUBIC, which remembers the window for its growth).
     pub(super) fn loss_ssthresh(&mut self, flight: u64) -> u64 {
         let mss = self.mss as u64;
+        if self.paced.is_some() {
+            // BBR keeps its model's window through a loss (bbr_ssthresh).
+            return self.cwnd.max(2 * mss);
+        }
         match self.cubic.as_mut() {
             Some(c) => {
                 ((c.on_loss(self.cwnd as f64 / mss as f64) * mss as f64) as u64).max(2 * mss)
@@ -116,6 +124,9 @@ impl Tcp {
 
     /// Slow start with Appropriate Byte Counting (L = 2 MSS), then congestion avoidance.
     pub(super) fn grow_cwnd(&mut self, now: Time, acked: u64) {
+        if self.paced.is_some() {
+            return; // BBR sets the window from its model (bbr_on_ack)
+        }
         let mss = self.mss as u64;
         if self.cwnd < self.ssthresh {
             self.cwnd += acked.min(2 * mss);

@@ -23,10 +23,12 @@ use crate::config::{AckPolicy, BufferSemantics, Congestion, Tcp as TcpCfg, Timer
 use crate::units::{Duration, Time};
 use std::collections::{BTreeMap, VecDeque};
 
+mod bbr;
 mod cubic;
 mod input;
 mod lifecycle;
 mod output;
+mod pacing;
 mod recv;
 mod sack;
 #[cfg(test)]
@@ -108,6 +110,8 @@ struct TxSkb {
     sacked: bool,
     /// Retransmitted during the current SACK recovery (RFC 6675 HighRxt, per buffer).
     retrans: bool,
+    /// The rate sampler's state when it left (BBR only).
+    rate: pacing::SendStamp,
 }
 
 impl TxSkb {
@@ -204,6 +208,10 @@ pub struct Tcp {
     abc_acked: u64,
     /// CUBIC's state (`tcp.congestion = cubic`); None: Reno's increase and halving.
     cubic: Option<cubic::Cubic>,
+    /// BBR, its rate sampler and pacing (`tcp.congestion = bbr`).
+    paced: Option<Box<pacing::Paced>>,
+    /// Pacing timer: armed while paced output waits for its next departure time.
+    pub pace_deadline: Option<Time>,
     peer_wnd: u64,
     /// Largest window the peer has offered, for sender-side silly-window avoidance.
     max_peer_wnd: u64,
@@ -317,6 +325,13 @@ impl Tcp {
             ssthresh: u64::MAX / 4,
             abc_acked: 0,
             cubic: (cfg.congestion == Congestion::Cubic).then(cubic::Cubic::default),
+            paced: (cfg.congestion == Congestion::Bbr).then(|| {
+                let cwnd = cfg.initial_window_segments as u64 * mss as u64;
+                Box::new(pacing::Paced::new(bbr::Bbr::new(
+                    mss as u64, cwnd, None, flow,
+                )))
+            }),
+            pace_deadline: None,
             peer_wnd: 0,
             max_peer_wnd: 0,
             dupacks: 0,

@@ -27,6 +27,7 @@ impl Tcp {
                 sent_at: None,
                 sacked: false,
                 retrans: false,
+                rate: pacing::SendStamp::default(),
             });
             self.wmem_queued += self.truesize(l);
             left -= l;
@@ -41,6 +42,9 @@ impl Tcp {
     /// Segments the windows and Nagle allow now; each leaves with the current ACK and window.
     pub fn output(&mut self, now: Time) -> Vec<Segment> {
         let mut out = Vec::new();
+        if self.pace_deadline.is_some_and(|d| d <= now) {
+            self.pace_deadline = None;
+        }
         if matches!(
             self.state,
             State::Closed | State::SynSent | State::SynRcvd | State::Done
@@ -68,7 +72,7 @@ impl Tcp {
         let mut pipe = self
             .sack_recovery
             .then(|| self.sack_retransmit(now, &mut out, true));
-        while self.send_head < self.skbs.len() {
+        while self.send_head < self.skbs.len() && !self.pace_wait(now) {
             let mut skb = self.skbs[self.send_head];
             let mut end = skb.seq + skb.len as u64;
             let limit = match pipe {
@@ -93,6 +97,7 @@ impl Tcp {
             }
             let retx = skb.seq < self.snd_max;
             self.skbs[self.send_head].sent_at = Some(now);
+            self.paced_sent(now, self.send_head);
             self.send_head += 1;
             self.snd_nxt = self.snd_nxt.max(end);
             self.snd_max = self.snd_max.max(end);
@@ -117,6 +122,7 @@ impl Tcp {
         if self.sack_recovery {
             self.sack_retransmit(now, &mut out, false);
         }
+        self.check_app_limited();
         out.extend(self.fin_output(now));
         // Data waits, nothing is in flight to bring an ACK: probe the window later (persist).
         let waiting = self.send_head < self.skbs.len() && self.snd_nxt == self.snd_una;
@@ -158,6 +164,7 @@ impl Tcp {
             sent_at: None,
             sacked: s.sacked,
             retrans: false,
+            rate: s.rate,
         };
         self.skbs[i].len = first as u32;
         self.skbs[i].push = false;
