@@ -121,3 +121,23 @@ def test_bbr_paces_at_the_bottleneck_and_keeps_its_queue_short_where_cubic_fills
 def test_a_bad_congestion_control_is_refused_in_one_line():
     with pytest.raises(Exception, match=r"tcp.congestion.*newreno.*cubic.*bbr"):
         resolve("modern-10g", {"tcp.congestion": "vegas"})
+
+
+def test_with_a_wake_list_the_woken_idle_processor_activates_the_reader_itself():
+    # Loopback 64 KiB stream: the sender's CPU runs the receive softirq and wakes the reader
+    # sleeping on the other CPU. Linux 6.x queues it on that CPU's wake list (it runs no
+    # thread), which enqueues it; Linux 2.6 enqueued it from the waker.
+    sets = {"workload.netperf.msg_bytes": "64 KiB", "workload.netperf.duration_ps": "100 ms"}
+    where = {}
+    for on in ("true", "false"):
+        out = api.run("modern-x86-loopback", {**sets, "sched.wake_list": on})
+        procs = out["processors"]
+        assert out["nodes"]["node1"]["wakeups_per_s"] > 1000
+        where[on] = {p: procs[p]["busy_by_stage"].get("wake_activate", 0) for p in ("node1.cpu0", "node1.cpu1")}
+        # The reader's CPU (the one that is not saturated by the sender and its softirq).
+        reader = min(procs, key=lambda p: procs[p]["utilisation"] if p.startswith("node1") else 2)
+        where[on]["reader"] = reader
+    r_on, r_off = where["true"]["reader"], where["false"]["reader"]
+    sender = lambda r: "node1.cpu0" if r == "node1.cpu1" else "node1.cpu1"
+    assert where["true"][r_on] > 0 and where["true"][sender(r_on)] == 0
+    assert where["false"][sender(r_off)] > 0 and where["false"][r_off] == 0

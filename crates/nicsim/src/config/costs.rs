@@ -143,6 +143,9 @@ pub struct Costs {
     pub skb_free_frag: StageCost,
     /// GRO's release of a merged frame's own sk_buff, its data kept as a fragment.
     pub gro_free_head: StageCost,
+    /// A woken thread's activation (its run-queue enqueue), on the waker's processor or, with
+    /// `sched.wake_list`, on its own.
+    pub wake_activate: StageCost,
     /// Each stage's `locks` and `ipc` by id (index 0: work of no stage), set with the ids.
     #[serde(skip)]
     pub locks_by_id: Vec<u32>,
@@ -161,7 +164,7 @@ pub fn stage_name(i: usize) -> &'static str {
 }
 
 /// Every stage's name, in `Costs::stages_mut` order (`STAGE_NAMES[id - 1]`).
-pub const STAGE_NAMES: [&str; 54] = [
+pub const STAGE_NAMES: [&str; 55] = [
     "irq_entry",
     "irq_exit",
     "ipi_handler",
@@ -216,11 +219,12 @@ pub const STAGE_NAMES: [&str; 54] = [
     "rx_copy_frag",
     "skb_free_frag",
     "gro_free_head",
+    "wake_activate",
 ];
 
 impl Costs {
     /// Every stage, in declaration order: the order their ids and code are laid out in.
-    pub fn stages_mut(&mut self) -> [&mut StageCost; 54] {
+    pub fn stages_mut(&mut self) -> [&mut StageCost; 55] {
         [
             &mut self.irq_entry,
             &mut self.irq_exit,
@@ -276,6 +280,7 @@ impl Costs {
             &mut self.rx_copy_frag,
             &mut self.skb_free_frag,
             &mut self.gro_free_head,
+            &mut self.wake_activate,
         ]
     }
 

@@ -385,6 +385,9 @@ pub struct Sched {
     /// Delivery time a cross-CPU wake-up's reschedule IPI adds to the APIC's (a virtualised
     /// host's IPI exits to the hypervisor).
     pub wake_latency_ps: Duration,
+    /// A wake-up of a thread whose idle processor is another queues it there, and that
+    /// processor activates it (Linux's `ttwu_queue_wakelist`); else the waker does.
+    pub wake_list: bool,
 }
 
 /// Who runs softirq work left over after its budget (stacks.md §A.3).

@@ -109,6 +109,9 @@ pub enum Notice {
     RaiseSoftirq,
     /// A thread on this processor was woken (reschedule IPI).
     Reschedule,
+    /// A thread was queued on this idle processor's wake list (a call-function IPI): the
+    /// handler activates it.
+    WakeList,
     /// A background cross-call (TLB shootdown, function call): only its cost.
     CrossCall,
     /// An event from the handoff NIC (an interrupt; the event's work is `handoff_event`).

@@ -122,7 +122,13 @@ impl Node {
             // The handoff NIC's RECV_DATA, SEND_ACKED or CONN_EVENT for a waiting thread.
             self.nic_event(eng, p, Notice::NicEvent);
         } else if p != from {
-            self.notify(eng, p, Notice::Reschedule);
+            let listed = std::mem::take(&mut self.threads[tid].wake_listed);
+            let notice = if listed {
+                Notice::WakeList
+            } else {
+                Notice::Reschedule
+            };
+            self.notify(eng, p, notice);
         } else {
             self.kick(eng, wire, p);
         }

@@ -16,7 +16,7 @@ impl Node {
     pub(crate) fn notify(&mut self, eng: &mut Engine<Ev>, to: usize, notice: Notice) {
         self.stats.ipis_sent += 1;
         let mut lat = self.apic.notice_latency(self.proc_id(to), &self.io);
-        if notice == Notice::Reschedule {
+        if matches!(notice, Notice::Reschedule | Notice::WakeList) {
             lat += self.cfg.sched.wake_latency_ps;
         }
         eng.after(
@@ -80,12 +80,15 @@ impl Node {
             }
             IrqKind::Notice(n) => {
                 self.procs[p].stats.irqs_ipi += 1;
+                // sched_ttwu_pending: the wake list's thread is activated here.
+                let activate = self.piece(&c.wake_activate, 0, u32::from(n == Notice::WakeList));
                 match self.cfg.smp.notification_handler {
-                    NotificationHandler::Ipi => {
-                        Job::new(Then::Notified(n)).with(self.piece(&c.ipi_handler, 0, 1))
-                    }
+                    NotificationHandler::Ipi => Job::new(Then::Notified(n))
+                        .with(self.piece(&c.ipi_handler, 0, 1))
+                        .with(activate),
                     NotificationHandler::Irq => Job::new(Then::Notified(n))
                         .with(self.piece(&c.irq_entry, 0, 1))
+                        .with(activate)
                         .with(self.piece(&c.irq_exit, 0, 1)),
                 }
             }

@@ -276,7 +276,9 @@ impl Node {
             Then::HardIrq { dev, taken } => self.after_hardirq(eng, p, dev as usize, taken),
             Then::Notified(Notice::RaiseSoftirq) => self.raise_softirq_local(p),
             Then::Notified(Notice::NicExcess) => self.restore_issue(eng, wire),
-            Then::Notified(Notice::Reschedule | Notice::CrossCall | Notice::NicEvent)
+            Then::Notified(
+                Notice::Reschedule | Notice::WakeList | Notice::CrossCall | Notice::NicEvent,
+            )
             | Then::Nothing => {}
             Then::Softirq => {
                 let e = self.sq[p].effect.take().unwrap_or(Effect::None);

@@ -4,7 +4,7 @@
 
 use super::thread::{Op, Priority, Thread};
 use crate::engine::Engine;
-use crate::hw::cpu::{Notice, Then};
+use crate::hw::cpu::{Ctx, Notice, Then};
 use crate::node::{job_of, Ev, Node, Wire};
 use crate::stack::conn::ConnId;
 
@@ -57,6 +57,15 @@ impl Node {
             && self.runq[p].next_after(None).is_none()
             && !sq.pending
             && !sq.running
+    }
+
+    /// No thread runs or waits to run on processor `p` (Linux's `nr_running == 0`), though an
+    /// interrupt or softirq may.
+    pub(crate) fn no_thread_on(&self, p: usize) -> bool {
+        let cpu = &self.procs[p];
+        !matches!(cpu.running, Some((Ctx::Process, _)))
+            && cpu.suspended[Ctx::Process as usize].is_none()
+            && self.runq[p].next_after(None).is_none()
     }
 
     /// The first idle host CPU, if any.

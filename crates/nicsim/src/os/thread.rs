@@ -86,6 +86,8 @@ pub struct Thread {
     /// Its last operation has just returned and the workload is choosing the next: a thread
     /// that never slept is not re-placed (Linux moves a task when it wakes, not between calls).
     pub(crate) continuing: bool,
+    /// Its wake-up went through its processor's wake list (`sched.wake_list`).
+    pub(crate) wake_listed: bool,
 }
 
 impl Thread {
@@ -106,6 +108,7 @@ impl Thread {
             backlog: VecDeque::new(),
             accepted: None,
             continuing: false,
+            wake_listed: false,
         }
     }
 }

@@ -69,7 +69,8 @@ impl Node {
         )
     }
 
-    /// Waking a reader: a reschedule IPI when it sleeps on another processor.
+    /// Waking a reader: a reschedule IPI when it sleeps on another processor, which
+    /// activates it itself when it is idle and the kernel has a wake list.
     fn softirq_wake(&mut self, p: usize) -> Option<Job> {
         let tid = self.sq[p].wake.pop_front()?;
         let to = self.threads[tid].proc;
@@ -78,8 +79,12 @@ impl Node {
         } else {
             Piece::default()
         };
-        let wake = self.piece(&self.cfg.costs.rx_wake, 0, 1);
-        Some(self.softirq_work(p, Effect::Wake(tid), &[wake, ipi]))
+        let listed = to != p && self.cfg.sched.wake_list && self.no_thread_on(to);
+        self.threads[tid].wake_listed = listed;
+        let c = &self.cfg.costs;
+        let wake = self.piece(&c.rx_wake, 0, 1);
+        let activate = self.piece(&c.wake_activate, 0, u32::from(!listed));
+        Some(self.softirq_work(p, Effect::Wake(tid), &[wake, activate, ipi]))
     }
 
     /// A connection's expired TCP timer.
