@@ -117,9 +117,11 @@ def test_cache_geometry_that_is_not_a_power_of_two_is_refused_with_the_key_named
     assert "cache.l2" in str(e.value)
 
 
-def test_the_profile_gives_every_stage_a_code_footprint():
+def test_the_profile_gives_every_stage_that_runs_code_a_footprint():
     stages = resolve("ortiz2008-base").costs["stages"]
-    assert all(s["code_bytes"] > 0 for s in stages.values())
+    runs = {k: s for k, s in stages.items() if s["i_pkt"] > 0 or s["i_byte"] > 0}
+    assert len(runs) >= len(stages) - 1  # wake_activate: counted inside rx_wake in Linux 2.6
+    assert all(s["code_bytes"] > 0 for s in runs.values())
 
 
 @pytest.mark.parametrize("kind,sets,where", [
