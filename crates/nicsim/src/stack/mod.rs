@@ -9,6 +9,7 @@ pub mod driver;
 pub mod gro;
 pub mod listen;
 pub mod net_rx;
+pub mod reap;
 pub mod socket;
 pub mod softirq;
 pub mod tcp;
@@ -46,6 +47,13 @@ impl FlowMap {
             self.0.resize(f + 1, 0);
         }
         self.0[f] = index as u32 + 1;
+    }
+
+    /// Flow `flow` has no socket here any more.
+    pub fn remove(&mut self, flow: crate::hw::frame::FlowId) {
+        if let Some(i) = self.0.get_mut(flow as usize) {
+            *i = 0;
+        }
     }
 }
 

@@ -20,6 +20,7 @@ use super::netperf::percentile;
 use super::{Flow, Measured, When, Workload};
 use crate::config::{Config, Web as Params, WebAppWork, WebMix};
 use crate::engine::Rng;
+use crate::hw::frame::FlowId;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
 use crate::stack::conn::ConnId;
@@ -30,7 +31,7 @@ use crate::units::{Duration, Time};
 use health::Health;
 use serde_json::{json, Value};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// Where a user is in its loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,9 +85,9 @@ pub struct Web {
     rng: Rng,
     users: Vec<User>,
     workers: Vec<Worker>,
-    /// The response size of each connection's current request, by flow id (the worker's
-    /// file, as the request names it).
-    sizes: Vec<u64>,
+    /// The response sizes of each connection's requests not yet served, in order, by flow id
+    /// (the worker's file, as the request names it).
+    sizes: HashMap<FlowId, VecDeque<u64>>,
     /// (node, thread) → user index (clients) or worker index (server).
     by_thread: Vec<Vec<usize>>,
     /// Users thinking, by the time they start their next request.
@@ -114,7 +115,7 @@ impl Web {
             p,
             users: Vec::new(),
             workers: Vec::new(),
-            sizes: Vec::new(),
+            sizes: HashMap::new(),
             by_thread: Vec::new(),
             thinking: BinaryHeap::new(),
             requests: 0,
@@ -173,11 +174,8 @@ impl Web {
                 conn
             }
         };
-        let flow = w.nodes[user.node].conns[conn].tcp.flow as usize;
-        if self.sizes.len() <= flow {
-            self.sizes.resize(flow + 1, 0);
-        }
-        self.sizes[flow] = size;
+        let flow = w.nodes[user.node].conns[conn].tcp.flow;
+        self.sizes.entry(flow).or_default().push_back(size);
         Ok(())
     }
 
@@ -193,6 +191,8 @@ impl Web {
                 // The handshake gave up: try again with a new connection.
                 self.failed_connects += 1;
                 user.conn = None;
+                self.sizes.remove(&w.nodes[node].conns[conn].tcp.flow);
+                w.nodes[node].discard(conn);
                 return self.request(w, u);
             }
             Step::Connect => {
@@ -269,7 +269,7 @@ impl Web {
                 .expect("accept returned");
         }
         let conn = wk.conn;
-        let at_eof = w.nodes[server].conns[conn].tcp.at_eof();
+        let at_eof = || w.nodes[server].conns[conn].tcp.at_eof();
         let (next, op) = match wk.work {
             Work::Accept => (
                 Work::Request,
@@ -279,15 +279,21 @@ impl Web {
                 },
             ),
             // A kept-alive connection the user closed: the worker closes it too.
-            Work::Request if at_eof => (Work::Close, Op::Close { conn }),
+            Work::Request if at_eof() => (Work::Close, Op::Close { conn }),
             Work::Request => {
                 let c = &w.cfg.costs.http_request;
                 let (cycles, refs) = (c.i_pkt, c.r_pkt);
                 (Work::Process, Op::Compute { cycles, refs })
             }
             Work::Process => {
-                let flow = w.nodes[server].conns[conn].tcp.flow as usize;
-                let bytes = self.sizes[flow];
+                let flow = w.nodes[server].conns[conn].tcp.flow;
+                let queued = self.sizes.get_mut(&flow);
+                let bytes = queued
+                    .and_then(|q| q.pop_front())
+                    .expect("a request was sent");
+                if self.sizes.get(&flow).is_some_and(VecDeque::is_empty) {
+                    self.sizes.remove(&flow);
+                }
                 let op = if self.p.sendfile {
                     Op::SendFile { conn, bytes }
                 } else {
