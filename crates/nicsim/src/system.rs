@@ -54,6 +54,7 @@ impl World {
     /// periodic events started.
     pub fn new(cfg: &Config) -> Result<World, String> {
         validate::topology(cfg)?;
+        validate::workload(cfg)?;
         let addr_dev = addresses(cfg);
         let mut nodes = build_nodes(cfg, &addr_dev)?;
         record(cfg, &mut nodes);
