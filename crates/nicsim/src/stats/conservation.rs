@@ -79,7 +79,8 @@ impl World {
         }
     }
 
-    /// Payload bytes from node `src` to node `dst` (of one flow, if given), by where they are.
+    /// Payload bytes from node `src` to node `dst` (of one flow, if given: a connection whose
+    /// slot was freed counts only in the direction's whole), by where they are.
     pub fn conservation(&self, src: usize, dst: usize, flow: Option<FlowId>) -> Conservation {
         let keep = |h: &FrameHeader| {
             self.node_at(h.dst) == dst
