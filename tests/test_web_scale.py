@@ -33,13 +33,23 @@ def test_apaches_deferred_accept_keeps_2500_users_served_at_the_servers_capacity
     assert len(h["requests_per_s"]) == round(10 / h["interval_s"])
 
 
-def test_a_run_past_65535_connections_keeps_going():
+def test_a_run_past_65535_connections_keeps_going_in_a_socket_table_the_size_of_the_connections_open():
     # About 3,200 connections a second for 22 s: flow ids are 32-bit, ports are freed as
-    # connections retire (TIME_WAIT sits on the server, which closes first).
-    out = run_web("ortiz2008-onload", {"workload.web.warmup_ps": "21 s", "workload.web.duration_ps": "1 s"}, users=500)
+    # connections retire (TIME_WAIT sits on the server, which closes first), and so is each
+    # finished connection's slot in its node's socket table.
+    out = run_web("ortiz2008-onload", {"workload.web.warmup_ps": "21 s", "workload.web.duration_ps": "1 s",
+                                       "tcp.time_wait_ps": "5 s"}, users=500)
     server = out["nodes"]["node4"]["connections"]
     assert out["web"]["requests_per_s"] > 2500
     assert server["accepted"] > 0
     assert out["web"]["health"]["end_s"][-1] == pytest.approx(22.0)
     total = sum(r * out["web"]["health"]["interval_s"] for r in out["web"]["health"]["requests_per_s"])
     assert total > 65535
+    sockets = out["simulator"]["sockets"]
+    assert sockets["node4"]["opened"] > 65535
+    for node, s in sockets.items():
+        # Slots follow the connections open at once (the server's 5 s of TIME_WAIT, a client's
+        # users), with the finished ones a sweep waits for, not the connections opened.
+        assert s["slots"] <= s["peak_open"] + max(64, s["slots"] // 8), (node, s)
+        assert s["opened"] > 3 * s["slots"], (node, s)
+    assert sockets["node4"]["peak_open"] == pytest.approx(5 * 3200, rel=0.1)

@@ -110,12 +110,23 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
         .filter(|&(_, n)| n > 0)
         .map(|(k, n)| (k.to_string(), json!(n)))
         .collect();
+    // What the socket tables held: a slot per connection not yet freed (`stack/reap.rs`).
+    let sockets: serde_json::Map<String, Value> = w
+        .nodes
+        .iter()
+        .map(|n| {
+            let s = &n.slots;
+            let v = json!({"opened": s.opened, "peak_open": s.peak_open, "slots": n.conns.len()});
+            (format!("node{}", n.id), v)
+        })
+        .collect();
     let (simulated_s, wall_s) = (w.eng.now().as_secs_f64(), started.elapsed().as_secs_f64());
     out["simulator"] = json!({
         "events": w.eng.executed(),
         "events_by_kind": by_kind,
         "events_per_kib": per_kib(w.eng.executed(), moved_bytes),
         "simulated_s": simulated_s,
+        "sockets": sockets,
         // The two timing fields measure this machine, not the model: the only ones that differ
         // between runs of one configuration (`nicsim.api.results_only` drops them).
         "wall_s": wall_s,

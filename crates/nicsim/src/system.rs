@@ -41,6 +41,10 @@ pub struct World {
     pub(crate) injected_bytes: u64,
     /// Events executed, per `Ev::kind`.
     pub events_by_kind: [u64; Ev::KINDS.len()],
+    /// Finished connections' slots are freed between events (`stack/reap.rs`); off, every
+    /// connection keeps its slot for the whole run, which only a test that checks freeing
+    /// changes no result wants.
+    pub free_slots: bool,
     pub cfg: Config,
 }
 
@@ -50,6 +54,7 @@ impl World {
     /// periodic events started.
     pub fn new(cfg: &Config) -> Result<World, String> {
         validate::topology(cfg)?;
+        validate::workload(cfg)?;
         let addr_dev = addresses(cfg);
         let mut nodes = build_nodes(cfg, &addr_dev)?;
         record(cfg, &mut nodes);
@@ -74,6 +79,7 @@ impl World {
             next_port: 0,
             injected_bytes: 0,
             events_by_kind: [0; Ev::KINDS.len()],
+            free_slots: true,
             cfg: cfg.clone(),
         })
     }
@@ -234,10 +240,10 @@ impl World {
             Ev::AccIdle { node, dev, at } => nodes[node as usize].on_acc_idle(e, dev as usize, at),
             Ev::Timer {
                 node,
-                conn,
+                cookie,
                 kind,
                 at,
-            } => nodes[node as usize].on_timer(e, w, conn as usize, kind, at),
+            } => nodes[node as usize].on_timer(e, w, cookie, kind, at),
             Ev::CrossCall { node, proc } => {
                 let per_s = self.cfg.smp.background_ipi_per_s;
                 nodes[node as usize].on_cross_call(e, w, proc as usize, per_s);
@@ -253,6 +259,13 @@ impl World {
                 nodes[node as usize].rebalance_irqs();
             }
             Ev::Workload => {}
+        }
+        // Between two events no caller holds a connection's slot: finished ones may be freed
+        // (looked at every 64th event, which costs the run nothing).
+        if self.free_slots && self.eng.executed().is_multiple_of(64) {
+            for n in &mut self.nodes {
+                n.sweep();
+            }
         }
         true
     }

@@ -2,7 +2,7 @@
 //! `key = value: what is wrong; what is allowed`. Python checks what it can see first (ranges,
 //! choices, paths); these are the rules that need the model's own constants.
 
-use crate::config::{Config, NicIrq, MAX_HOST_CPUS};
+use crate::config::{Config, NicIrq, WorkloadKind, MAX_HOST_CPUS};
 use crate::hw::frame::NodeAddr;
 use crate::placement::processors;
 use crate::stack::tcp;
@@ -160,6 +160,23 @@ pub fn handoff_watermarks(lowat: u32, hiwat: u32) -> Result<(), String> {
     if lowat >= hiwat {
         return Err(format!(
             "handoff.lowat_packets = {lowat}: must be below handoff.hiwat_packets = {hiwat}"
+        ));
+    }
+    Ok(())
+}
+
+/// What a workload's settings must agree on: HTTP pipelining needs a connection that carries
+/// more than one request.
+pub fn workload(cfg: &Config) -> Result<(), String> {
+    let web = &cfg.workload.web;
+    let persistent = web.keep_alive || !web.trace_responses.is_empty();
+    if cfg.workload.kind == WorkloadKind::Web && web.pipeline_depth == 0 {
+        return Err("workload.web.pipeline_depth = 0: at least 1 (one request at a time)".into());
+    }
+    if cfg.workload.kind == WorkloadKind::Web && web.pipeline_depth > 1 && !persistent {
+        return Err(format!(
+            "workload.web.pipeline_depth = {}: pipelining needs a connection that carries several requests; set workload.web.keep_alive = true (or replay a trace), or pipeline_depth = 1",
+            web.pipeline_depth
         ));
     }
     Ok(())

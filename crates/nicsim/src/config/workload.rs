@@ -181,6 +181,9 @@ pub struct Web {
     /// Mean of the exponential think time between a response and the next request.
     pub think_ps: Duration,
     pub keep_alive: bool,
+    /// Requests a user sends back to back on its kept-alive connection before reading their
+    /// responses (HTTP/1.1 pipelining); 1: one at a time.
+    pub pipeline_depth: u32,
     /// The server sends responses with sendfile() (no copy into the socket).
     pub sendfile: bool,
     /// Where response sizes (and, with keep-alive, connection lifetimes) come from.

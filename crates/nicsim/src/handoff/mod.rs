@@ -173,6 +173,32 @@ impl HandoffNic {
         }
     }
 
+    /// Its tasks queued or in service.
+    fn tasks(&self) -> impl Iterator<Item = &Task> {
+        let serving = self.serving.as_ref().map(|(_, _, t)| t);
+        self.queues.iter().chain(serving)
+    }
+
+    /// The connections it names by slot: its HANDOFF and RESTORE commands, queued or in
+    /// service, and those being restored (`stack/reap.rs` frees none of them).
+    pub fn conns_named(&self) -> impl Iterator<Item = ConnId> + '_ {
+        let commands = self.tasks().filter_map(|t| match t {
+            Task::Handoff(c) | Task::Restore(c) => Some(*c),
+            _ => None,
+        });
+        commands
+            .chain(self.restoring.iter().copied())
+            .chain(self.to_restore.iter().copied())
+    }
+
+    /// The segments its output commands carry, queued or in service.
+    pub fn segments(&self) -> impl Iterator<Item = &Segment> {
+        self.tasks().flat_map(|t| match t {
+            Task::Output(segs) => segs.as_slice(),
+            _ => &[],
+        })
+    }
+
     /// Frames inside the NIC processor's queues or in its hands, by direction.
     pub fn frames(&self, ch: Chan) -> impl Iterator<Item = &Frame> {
         let serving = self.serving.as_ref().map(|(_, _, t)| t);

@@ -38,10 +38,11 @@ pub enum Ev {
         dev: u8,
         at: Time,
     },
-    /// A timer of connection `conn` set for `at` expires (stale if the TCP moved its deadline since).
+    /// A timer of the connection whose cookie is `cookie` set for `at` expires (stale if the
+    /// TCP moved its deadline since, or the connection's slot was freed).
     Timer {
         node: u8,
-        conn: u32,
+        cookie: u32,
         kind: TimerKind,
         at: Time,
     },

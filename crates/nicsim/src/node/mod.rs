@@ -20,7 +20,7 @@ use crate::handoff::HandoffNic;
 use crate::hw::apic::Apic;
 use crate::hw::bus::IoBus;
 use crate::hw::cpu::{Job, JobData, LockRef, Piece, Processor, Then, Touches};
-use crate::hw::dma::DmaEngine;
+use crate::hw::dma::{Chan, DmaEngine};
 use crate::hw::fabric::Fabric;
 use crate::hw::frame::{FlowId, NodeAddr};
 use crate::hw::memory::{Detailed, MemPath, MemoryHierarchy};
@@ -28,14 +28,15 @@ use crate::hw::nic::{Nic, NicParams};
 use crate::os::lock::SpinLock;
 use crate::os::thread::{RunQueue, Thread};
 use crate::placement::{processors, Policies, Receive, Roles};
-use crate::stack::conn::{Conn, ConnId, Listener};
+use crate::stack::conn::{Conn, ConnId, Listener, Slots};
 use crate::stack::softirq::Softirq;
 use crate::stack::udp::UdpSock;
 use crate::stack::FlowMap;
-use crate::stack::Payload;
+use crate::stack::{Frame, Payload};
 use crate::validate;
+use effect::Effect;
 use netdev::NetDev;
-use stats::NodeStats;
+use stats::{NodeStats, Retired};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -61,9 +62,12 @@ pub struct Node {
     /// At the last periodic rebalance: each device's interrupts raised, each processor's busy
     /// time (what the next one measures the interval by).
     pub(crate) rebalance_mark: (Vec<u64>, Vec<u64>),
-    /// TCP sockets, and their index here by flow id.
+    /// TCP sockets, and their index here by flow id: a slot per connection not yet freed
+    /// (`stack/reap.rs`), with the table's bookkeeping, and what freed slots had counted.
     pub conns: Vec<Conn>,
     pub(crate) flows: FlowMap,
+    pub slots: Slots,
+    pub retired: Retired,
     /// UDP sockets, and their index here by flow id.
     pub udp: Vec<UdpSock>,
     pub(crate) udp_flows: FlowMap,
@@ -167,6 +171,8 @@ impl Node {
             rebalance_mark: (Vec::new(), Vec::new()),
             conns: Vec::new(),
             flows: FlowMap::default(),
+            slots: Slots::default(),
+            retired: Retired::default(),
             udp: Vec::new(),
             udp_flows: FlowMap::default(),
             poll_sets: Vec::new(),
@@ -188,6 +194,57 @@ impl Node {
             thread_lock: SpinLock::default(),
             record: None,
         })
+    }
+
+    /// The frames inside this node's receive side: rings, DMA, accumulation and delivered
+    /// bursts, backlogs (the CPUs', sockets' and threads'), the frame a softirq or a thread
+    /// has in hand, and the handoff NIC's queues.
+    pub fn rx_frames(&self) -> impl Iterator<Item = &Frame> {
+        let in_hand = self.sq.iter().filter_map(|q| match &q.effect {
+            Some(Effect::RxPacket(f) | Effect::Backlogged(f) | Effect::Prequeued(f)) => Some(f),
+            _ => None,
+        });
+        // Segments waiting in owned sockets' backlogs, or in their owners' hands.
+        let backlogs =
+            self.conns
+                .iter()
+                .flat_map(|c| &c.backlog)
+                .chain(self.threads.iter().flat_map(|t| {
+                    let held = match &t.effect {
+                        Effect::BacklogRx(f) => Some(f),
+                        _ => None,
+                    };
+                    t.backlog.iter().chain(held)
+                }));
+        let devs = self.devs.iter().flat_map(|d| {
+            d.nic
+                .rx_ready
+                .iter()
+                .chain(d.dma.pending(Chan::Rx))
+                .chain(&d.nic.acc)
+                .chain(&d.delivered)
+        });
+        let fw = self
+            .handoff_nic()
+            .into_iter()
+            .flat_map(|h| h.frames(Chan::Rx));
+        devs.chain(self.sq.iter().flat_map(|q| &q.backlog))
+            .chain(in_hand)
+            .chain(backlogs)
+            .chain(fw)
+    }
+
+    /// The frames posted for transmission here and not yet on the wire: the qdiscs, the
+    /// transmit DMA, the handoff NIC's queues.
+    pub fn tx_frames(&self) -> impl Iterator<Item = &Frame> {
+        self.devs
+            .iter()
+            .flat_map(|d| d.qdisc.iter().chain(d.dma.pending(Chan::Tx)))
+            .chain(
+                self.handoff_nic()
+                    .into_iter()
+                    .flat_map(|h| h.frames(Chan::Tx)),
+            )
     }
 
     /// Threads runnable and waiting for a processor here.

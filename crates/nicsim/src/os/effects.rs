@@ -85,6 +85,7 @@ impl Node {
                 }
             }
             Effect::Close(conn) => {
+                self.conns[conn].held = false;
                 let tcp = self.tcp_mut(conn);
                 tcp.close();
                 let fin = tcp.output(now);

@@ -15,6 +15,15 @@ pub struct LockStats {
     pub spin_ps: u64,
 }
 
+impl LockStats {
+    /// Adds another lock's counts (a freed socket's, folded into its node's totals).
+    pub fn add(&mut self, o: &LockStats) {
+        self.acquisitions += o.acquisitions;
+        self.conflicts += o.conflicts;
+        self.spin_ps += o.spin_ps;
+    }
+}
+
 /// What an attempt to take a lock found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Attempt {

@@ -1,15 +1,19 @@
 //! A connected socket's state: its TCP endpoint, its peer, the threads waiting on it and its
-//! timers; and a listening socket's. What the node does with them is in `socket` and
-//! `listen`.
+//! timers; a listening socket's; and the socket table's bookkeeping of slots. What the node
+//! does with them is in `socket`, `listen` and `reap`.
 
 use crate::hw::frame::{DevId, FlowId, NodeAddr};
 use crate::os::lock::SpinLock;
 use crate::stack::tcp::Tcp;
 use crate::stack::timers::TimerSet;
 use crate::stack::Frame;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
-/// Index of a connection in its node's socket table.
+/// Index of a connection's slot in its node's socket table. A slot is freed once nothing
+/// names the connection any more (`stack/reap.rs`) and may then hold a later connection, so a
+/// `ConnId` names a connection only while something holds it: the application (from socket()
+/// or accept() until close()) or a queue, job or table of the kernel. An engine event, which
+/// may outlive all of them, names a connection by its `cookie` instead.
 pub type ConnId = usize;
 
 /// Who runs a connection's TCP on a node with a connection-handoff NIC (handoff.md §2.3).
@@ -28,6 +32,14 @@ pub enum Owner {
 #[derive(Clone, Debug)]
 pub struct Conn {
     pub tcp: Tcp,
+    /// Unique on its node for the whole run (Linux's socket cookie): what its timer events
+    /// carry, so a stale one finds no connection once the slot holds another.
+    pub cookie: u32,
+    /// An application holds its descriptor: from socket(), or from accept() for a passive
+    /// end, until close() (or, for a connect() that failed, until the application drops it).
+    pub(crate) held: bool,
+    /// TCP is done with it (`Node::retire` ran): its slot waits to be freed.
+    pub(crate) finished: bool,
     /// The node at the other end.
     pub peer: NodeAddr,
     /// This end opened the connection (it holds an ephemeral port until it finishes).
@@ -80,6 +92,9 @@ impl Conn {
     pub(crate) fn new(tcp: Tcp, peer: NodeAddr, dev: DevId) -> Self {
         Conn {
             tcp,
+            cookie: 0,
+            held: false,
+            finished: false,
             peer,
             active: false,
             dev,
@@ -123,4 +138,22 @@ impl Listener {
     pub(crate) fn full(&self) -> bool {
         self.ready.len() > self.backlog as usize
     }
+}
+
+/// The socket table's bookkeeping (`stack/reap.rs` frees and reuses slots).
+#[derive(Clone, Debug, Default)]
+pub struct Slots {
+    /// Freed slots, the last freed taken first.
+    pub(crate) free: Vec<ConnId>,
+    /// Finished connections whose slots are not freed yet.
+    pub(crate) finished: Vec<ConnId>,
+    /// How many finished connections start the next sweep.
+    pub(crate) sweep_at: usize,
+    /// Each connection's slot by its cookie.
+    pub(crate) by_cookie: BTreeMap<u32, ConnId>,
+    /// Sockets opened so far (the last cookie given), open now (not finished), and the most
+    /// open at once.
+    pub opened: u32,
+    pub open: u32,
+    pub peak_open: u32,
 }

@@ -32,14 +32,6 @@ impl Node {
         first + rss_queue(flow, queues)
     }
 
-    /// Registers `conn` as flow `flow`'s socket here.
-    fn add_conn(&mut self, flow: FlowId, conn: Conn) -> ConnId {
-        self.conns.push(conn);
-        let id = self.conns.len() - 1;
-        self.flows.insert(flow, id);
-        id
-    }
-
     /// A socket for flow `flow` to node `peer`: established at once (the benchmarks' connections,
     /// opened before anything is measured) or closed until `connect`. `active` ends hold one of
     /// this node's ephemeral ports until they finish.
@@ -78,7 +70,9 @@ impl Node {
         self.ports_in_use += active as u32;
         let mut conn = Conn::new(tcp, peer, dev);
         conn.active = active;
-        Ok(self.add_conn(flow, conn))
+        // A passive end opened by a SYN is the application's once accept() returns it.
+        conn.held = active || established;
+        self.add_conn(flow, conn)
     }
 
     /// A SYN for a flow without a live socket: a new connection in SYN_RECV, answered with a
@@ -157,6 +151,7 @@ impl Node {
     pub(crate) fn take_accepted(&mut self) -> Option<ConnId> {
         let c = self.listener.as_mut()?.ready.pop_front()?;
         self.stats.connections_accepted += 1;
+        self.conns[c].held = true;
         Some(c)
     }
 
@@ -169,11 +164,13 @@ impl Node {
         self.retire(c);
     }
 
-    /// Connection `c` is done (TIME_WAIT expired, or LAST_ACK acknowledged): its port is free.
+    /// Connection `c` is done (TIME_WAIT expired, or LAST_ACK acknowledged): its port is
+    /// free, and its slot once nothing names it.
     pub(crate) fn retire(&mut self, c: ConnId) {
         self.stats.connections_closed += 1;
         if self.conns[c].active {
             self.ports_in_use -= 1;
         }
+        self.finish(c);
     }
 }

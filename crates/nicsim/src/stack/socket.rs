@@ -203,7 +203,7 @@ impl Node {
                     at.max(eng.now()),
                     Ev::Timer {
                         node: self.id,
-                        conn: c as u32,
+                        cookie: conn.cookie,
                         kind,
                         at,
                     },
@@ -228,10 +228,17 @@ impl Node {
         &mut self,
         eng: &mut Engine<Ev>,
         wire: &mut Wire,
-        c: ConnId,
+        cookie: u32,
         k: TimerKind,
         at: Time,
     ) {
+        let Some(c) = self.conn_by_cookie(cookie) else {
+            // Its connection was freed with no timer armed: the event fires nothing. What
+            // any stale event does besides, the changed connections' timers go out now.
+            self.stats.stale_timers += 1;
+            self.sync_timers(eng);
+            return;
+        };
         self.conns[c].timers.fired(k, at);
         let tcp = self.tcp_mut(c);
         let fire = match k {

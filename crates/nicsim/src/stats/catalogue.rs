@@ -53,9 +53,9 @@ fn dma_cache(n: &Node, f: fn(&DmaCacheStats) -> u64) -> f64 {
         .map_or(0.0, |d| f(&d.caches.dma) as f64)
 }
 
-/// A TCP counter summed over the node's connections.
+/// A TCP counter summed over the node's connections (freed ones included).
 fn tcp_sum(n: &Node, f: fn(&TcpStats) -> u64) -> f64 {
-    n.conns.iter().map(|c| f(&c.tcp.stats)).sum::<u64>() as f64
+    n.tcp_total(f) as f64
 }
 
 pub const NODE_COUNTERS: &[Counter] = &[
@@ -83,12 +83,9 @@ pub const NODE_COUNTERS: &[Counter] = &[
     c("wire_arrived_bytes", Unit::Count, |n| {
         n.stats.wire_arrived_bytes as f64
     }),
-    c("app_bytes_read", Unit::Count, |n| {
-        n.conns.iter().map(|c| c.bytes_read).sum::<u64>() as f64
-    }),
+    c("app_bytes_read", Unit::Count, |n| n.app_bytes_read() as f64),
     c("app_bytes_sent", Unit::Count, |n| {
-        let handed: u64 = n.conns.iter().map(|c| c.tx_payload_bytes).sum();
-        handed as f64 - tcp_sum(n, |s| s.retransmitted_bytes)
+        n.payload_handed_bytes() as f64 - tcp_sum(n, |s| s.retransmitted_bytes)
     }),
     c("raw_bytes_delivered", Unit::Count, |n| {
         n.stats.raw_delivered_bytes as f64
@@ -173,9 +170,9 @@ fn queue_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
     n.devs.iter().map(|d| f(&d.queue_lock.stats)).sum::<u64>() as f64
 }
 
-/// A socket-lock count summed over the node's connections.
+/// A socket-lock count summed over the node's connections (freed ones included).
 fn socket_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
-    n.conns.iter().map(|c| f(&c.slock.stats)).sum::<u64>() as f64
+    n.socket_lock_total(f) as f64
 }
 
 /// The node's buffer-allocator lock count (`smp.allocator_lock`).

@@ -1,10 +1,8 @@
 //! Byte accounting: where a node's payload bytes are, and each direction's conservation
 //! (bytes sent = delivered + in flight + dropped) with the physical bounds of a window.
 
-use crate::hw::dma::Chan;
-use crate::hw::frame::FlowId;
 use crate::hw::frame::FrameHeader;
-use crate::node::effect::Effect;
+use crate::hw::frame::{FlowId, NodeAddr};
 use crate::node::Node;
 use crate::stats::{check_window, Conservation, Window};
 use crate::system::World;
@@ -13,38 +11,7 @@ impl Node {
     /// Payload bytes of the frames `keep` selects held anywhere inside this node's receive
     /// side (rings, DMA, backlog, the softirq's frame in hand).
     pub fn rx_payload_in_flight(&self, keep: impl Fn(&FrameHeader) -> bool) -> u64 {
-        let in_hand = self.sq.iter().filter_map(|q| match &q.effect {
-            Some(Effect::RxPacket(f) | Effect::Backlogged(f) | Effect::Prequeued(f)) => Some(f),
-            _ => None,
-        });
-        // Segments waiting in owned sockets' backlogs, or in their owners' hands.
-        let backlogs =
-            self.conns
-                .iter()
-                .flat_map(|c| &c.backlog)
-                .chain(self.threads.iter().flat_map(|t| {
-                    let held = match &t.effect {
-                        Effect::BacklogRx(f) => Some(f),
-                        _ => None,
-                    };
-                    t.backlog.iter().chain(held)
-                }));
-        let devs = self.devs.iter().flat_map(|d| {
-            d.nic
-                .rx_ready
-                .iter()
-                .chain(d.dma.pending(Chan::Rx))
-                .chain(&d.nic.acc)
-                .chain(&d.delivered)
-        });
-        let fw = self
-            .handoff_nic()
-            .into_iter()
-            .flat_map(|h| h.frames(Chan::Rx));
-        devs.chain(self.sq.iter().flat_map(|q| &q.backlog))
-            .chain(in_hand)
-            .chain(backlogs)
-            .chain(fw)
+        self.rx_frames()
             .filter(|f| keep(&f.hdr))
             .map(|f| f.hdr.payload_bytes())
             .sum()
@@ -53,14 +20,7 @@ impl Node {
     /// Payload bytes of the frames `keep` selects posted for transmission but not yet on
     /// the wire.
     pub fn tx_payload_in_flight(&self, keep: impl Fn(&FrameHeader) -> bool) -> u64 {
-        self.devs
-            .iter()
-            .flat_map(|d| d.qdisc.iter().chain(d.dma.pending(Chan::Tx)))
-            .chain(
-                self.handoff_nic()
-                    .into_iter()
-                    .flat_map(|h| h.frames(Chan::Tx)),
-            )
+        self.tx_frames()
             .filter(|f| keep(&f.hdr))
             .map(|f| f.hdr.payload_bytes())
             .sum()
@@ -102,6 +62,13 @@ impl World {
         d
     }
 
+    /// Node `n`'s fabric addresses (its NICs; a NIC's receive queues share one).
+    fn addresses_of(&self, n: usize) -> impl Iterator<Item = NodeAddr> {
+        let mut addrs: Vec<NodeAddr> = self.nodes[n].devs.iter().map(|d| d.addr).collect();
+        addrs.dedup();
+        addrs.into_iter()
+    }
+
     /// Which node sent a frame of `flow` to node `dst`: the other end of the flow.
     fn source(&self, flow: FlowId, dst: usize) -> usize {
         let [a, b] = self.flows[flow as usize];
@@ -112,7 +79,8 @@ impl World {
         }
     }
 
-    /// Payload bytes from node `src` to node `dst` (of one flow, if given), by where they are.
+    /// Payload bytes from node `src` to node `dst` (of one flow, if given: a connection whose
+    /// slot was freed counts only in the direction's whole), by where they are.
     pub fn conservation(&self, src: usize, dst: usize, flow: Option<FlowId>) -> Conservation {
         let keep = |h: &FrameHeader| {
             self.node_at(h.dst) == dst
@@ -139,6 +107,17 @@ impl World {
             let at = |v: &Vec<u64>| v.get(f as usize).copied().unwrap_or(0);
             // Dropped at the receiver's way in, and at the sender's full transmit queue.
             dropped += at(&b.stats.dropped_by_flow) + at(&self.nodes[src].stats.tx_dropped_by_flow);
+        }
+        if flow.is_none() {
+            // Connections whose slots were freed: what they handed out and took in, by peer.
+            sent += self
+                .addresses_of(dst)
+                .map(|a| self.nodes[src].retired.payload_bytes_with(a).0)
+                .sum::<u64>();
+            delivered += self
+                .addresses_of(src)
+                .map(|a| b.retired.payload_bytes_with(a).1)
+                .sum::<u64>();
         }
         dropped += self
             .fabric

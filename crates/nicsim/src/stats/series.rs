@@ -23,7 +23,7 @@ fn counters(nodes: &[Node], at: Time) -> Vec<(Vec<u64>, u64, u64)> {
         .iter()
         .map(|n| {
             let busy = n.procs.iter().map(|p| p.busy_ps_until(at)).collect();
-            let read = n.conns.iter().map(|c| c.bytes_read).sum();
+            let read = n.app_bytes_read();
             (busy, read, n.stats.wire_arrived_bytes)
         })
         .collect()
@@ -89,7 +89,7 @@ impl Series {
             );
             let ring: usize = n.devs.iter().map(|d| d.ring_waiting()).sum();
             let qdisc: usize = n.devs.iter().map(|d| d.qdisc_len()).sum();
-            let unread: u64 = n.conns.iter().map(|c| c.tcp.readable()).sum();
+            let unread = n.unread_bytes();
             row.extend([
                 mbps(read - read0),
                 mbps(wire - wire0),

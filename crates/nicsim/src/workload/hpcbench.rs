@@ -64,7 +64,7 @@ impl Hpcbench {
     /// Bytes read from the socket: finer-grained than whole messages, and with a bounded load
     /// queue the same long-run rate as the load thread's.
     fn consumed(w: &World) -> u64 {
-        w.nodes[1].conns.iter().map(|c| c.bytes_read).sum()
+        w.nodes[1].app_bytes_read()
     }
 
     fn pair(&self) -> Pair {

@@ -456,5 +456,6 @@ mod handoff;
 mod lifecycle;
 mod many;
 mod nics;
+mod slots;
 mod threads;
 mod udp;

@@ -152,6 +152,53 @@ pub struct TcpStats {
     pub fins_sent: u64,
 }
 
+impl TcpStats {
+    /// Adds another connection's counts (a freed slot's, folded into its node's totals). The
+    /// pattern names every field, so a new counter cannot be left out.
+    pub fn add(&mut self, o: &TcpStats) {
+        let &TcpStats {
+            segments_sent,
+            data_segments_sent,
+            acks_sent,
+            retransmitted_segments,
+            retransmitted_bytes,
+            rto_expiries,
+            fast_retransmits,
+            delack_expiries,
+            window_probes,
+            dup_acks,
+            out_of_order_queued,
+            out_of_order_dropped,
+            out_of_order_bytes,
+            duplicate_bytes,
+            sack_blocks_sent,
+            sack_recovery_retransmits,
+            syns_sent,
+            syn_retransmits,
+            fins_sent,
+        } = o;
+        self.segments_sent += segments_sent;
+        self.data_segments_sent += data_segments_sent;
+        self.acks_sent += acks_sent;
+        self.retransmitted_segments += retransmitted_segments;
+        self.retransmitted_bytes += retransmitted_bytes;
+        self.rto_expiries += rto_expiries;
+        self.fast_retransmits += fast_retransmits;
+        self.delack_expiries += delack_expiries;
+        self.window_probes += window_probes;
+        self.dup_acks += dup_acks;
+        self.out_of_order_queued += out_of_order_queued;
+        self.out_of_order_dropped += out_of_order_dropped;
+        self.out_of_order_bytes += out_of_order_bytes;
+        self.duplicate_bytes += duplicate_bytes;
+        self.sack_blocks_sent += sack_blocks_sent;
+        self.sack_recovery_retransmits += sack_recovery_retransmits;
+        self.syns_sent += syns_sent;
+        self.syn_retransmits += syn_retransmits;
+        self.fins_sent += fins_sent;
+    }
+}
+
 /// What an input changed, for the caller to act on.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Input {

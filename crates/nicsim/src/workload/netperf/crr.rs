@@ -78,6 +78,7 @@ impl Netperf {
         if s.client_step == ClientStep::Connect && client.conns[conn].tcp.state() == State::Done {
             // connect() failed (the handshake gave up): netperf counts it and tries anew.
             self.failed_connects += 1;
+            w.nodes[s.client].discard(conn);
             return self.connect(w, i);
         }
         let (next, op) = match s.client_step {

@@ -15,48 +15,24 @@
 
 mod health;
 mod requests;
+mod users;
 
 use super::netperf::percentile;
 use super::{Flow, Measured, When, Workload};
 use crate::config::{Config, Web as Params, WebAppWork, WebMix};
 use crate::engine::Rng;
+use crate::hw::frame::FlowId;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::report::window_json;
 use crate::stack::conn::ConnId;
-use crate::stack::tcp::State;
 use crate::stats::Window;
 use crate::system::World;
-use crate::units::{Duration, Time};
+use crate::units::Time;
 use health::Health;
 use serde_json::{json, Value};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-/// Where a user is in its loop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    Thinking,
-    Connect,
-    Request,
-    Response,
-    /// Without keep-alive: reading to the end of the stream (the server closes first).
-    Eof,
-    Close,
-}
-
-#[derive(Clone, Debug)]
-struct User {
-    node: usize,
-    thread: usize,
-    conn: Option<ConnId>,
-    step: Step,
-    started: Time,
-    /// Requests left on the kept-alive connection (0: no limit), and this one's response size.
-    left: u32,
-    size: u64,
-    /// Replaying a trace: the trace connection, and its next request.
-    replay: Option<(usize, usize)>,
-}
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use users::{Step, User};
 
 /// A server worker's operation on the connection it serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,9 +60,9 @@ pub struct Web {
     rng: Rng,
     users: Vec<User>,
     workers: Vec<Worker>,
-    /// The response size of each connection's current request, by flow id (the worker's
-    /// file, as the request names it).
-    sizes: Vec<u64>,
+    /// The response sizes of each connection's requests not yet served, in order, by flow id
+    /// (the worker's file, as the request names it).
+    sizes: HashMap<FlowId, VecDeque<u64>>,
     /// (node, thread) → user index (clients) or worker index (server).
     by_thread: Vec<Vec<usize>>,
     /// Users thinking, by the time they start their next request.
@@ -114,7 +90,7 @@ impl Web {
             p,
             users: Vec::new(),
             workers: Vec::new(),
-            sizes: Vec::new(),
+            sizes: HashMap::new(),
             by_thread: Vec::new(),
             thinking: BinaryHeap::new(),
             requests: 0,
@@ -128,136 +104,6 @@ impl Web {
         }
     }
 
-    /// Think time before a user's next request: exponential with the configured mean.
-    fn think(&mut self) -> Duration {
-        let mean = self.p.think_ps.0 as f64;
-        if mean == 0.0 {
-            return Duration::ZERO;
-        }
-        Duration((-self.rng.uniform_open0().ln() * mean) as u64)
-    }
-
-    /// User `u` starts a request: on a new connection, or its kept-alive one.
-    fn request(&mut self, w: &mut World, u: usize) -> Result<(), String> {
-        if self.take_trace(w, u) {
-            return Ok(());
-        }
-        let now = w.eng.now();
-        let server = w.server();
-        let (size, lifetime) = match self.users[u].replay {
-            Some((c, k)) => {
-                let reqs = &self.p.trace_responses[c];
-                (reqs[k], reqs.len() as u32)
-            }
-            None => (self.response_size(), self.lifetime()),
-        };
-        let user = &mut self.users[u];
-        if let Some((c, k)) = user.replay {
-            user.replay = Some((c, k + 1));
-        }
-        user.started = now;
-        user.size = size;
-        let conn = match user.conn {
-            Some(conn) => {
-                user.step = Step::Request;
-                let bytes = self.p.request_bytes;
-                w.start_op(user.node, user.thread, Op::Send { conn, bytes });
-                conn
-            }
-            None => {
-                let conn = w.socket(user.node, server, true)?;
-                user.conn = Some(conn);
-                user.left = lifetime;
-                user.step = Step::Connect;
-                w.start_op(user.node, user.thread, Op::Connect { conn });
-                conn
-            }
-        };
-        let flow = w.nodes[user.node].conns[conn].tcp.flow as usize;
-        if self.sizes.len() <= flow {
-            self.sizes.resize(flow + 1, 0);
-        }
-        self.sizes[flow] = size;
-        Ok(())
-    }
-
-    fn user_done(&mut self, w: &mut World, u: usize) -> Result<(), String> {
-        let persistent = self.persistent();
-        let now = w.eng.now();
-        let in_window = self.win.in_window(now);
-        let user = &mut self.users[u];
-        let conn = user.conn.expect("a user in a request has a connection");
-        let (node, thread) = (user.node, user.thread);
-        let op = match user.step {
-            Step::Connect if w.nodes[node].conns[conn].tcp.state() == State::Done => {
-                // The handshake gave up: try again with a new connection.
-                self.failed_connects += 1;
-                user.conn = None;
-                return self.request(w, u);
-            }
-            Step::Connect => {
-                user.step = Step::Request;
-                Op::Send {
-                    conn,
-                    bytes: self.p.request_bytes,
-                }
-            }
-            Step::Request => {
-                user.step = Step::Response;
-                Op::Recv {
-                    conn,
-                    bytes: user.size,
-                }
-            }
-            Step::Response => {
-                self.health.completed();
-                if in_window {
-                    self.requests += 1;
-                    self.response_bytes += user.size;
-                    self.response_ps.push((now - user.started).0);
-                }
-                // A kept-alive connection goes on until its lifetime is spent.
-                if persistent && user.left != 1 {
-                    let user = &mut self.users[u];
-                    user.left = user.left.saturating_sub(1);
-                    return self.think_then(w, u);
-                }
-                let user = &mut self.users[u];
-                user.replay = None;
-                if persistent {
-                    // The user ends a kept-alive connection: the worker sees its end and closes.
-                    user.step = Step::Close;
-                    Op::Close { conn }
-                } else {
-                    // The server closes first (HTTP/1.0): read to the end of the stream, then
-                    // close, so TIME_WAIT sits on the server and no client runs out of ports.
-                    user.step = Step::Eof;
-                    Op::Recv { conn, bytes: 1 }
-                }
-            }
-            Step::Eof => {
-                user.step = Step::Close;
-                Op::Close { conn }
-            }
-            Step::Close | Step::Thinking => {
-                user.conn = None;
-                return self.think_then(w, u);
-            }
-        };
-        w.start_op(node, thread, op);
-        Ok(())
-    }
-
-    fn think_then(&mut self, w: &mut World, u: usize) -> Result<(), String> {
-        let d = self.think();
-        if d == Duration::ZERO {
-            return self.request(w, u);
-        }
-        self.users[u].step = Step::Thinking;
-        self.thinking.push(Reverse((w.eng.now() + d, u)));
-        Ok(())
-    }
-
     /// Worker `k`'s thread `tid` (the worker, or its application thread) finished a step.
     fn worker_done(&mut self, w: &mut World, k: usize, tid: usize) {
         let persistent = self.persistent();
@@ -269,7 +115,7 @@ impl Web {
                 .expect("accept returned");
         }
         let conn = wk.conn;
-        let at_eof = w.nodes[server].conns[conn].tcp.at_eof();
+        let at_eof = || w.nodes[server].conns[conn].tcp.at_eof();
         let (next, op) = match wk.work {
             Work::Accept => (
                 Work::Request,
@@ -279,15 +125,21 @@ impl Web {
                 },
             ),
             // A kept-alive connection the user closed: the worker closes it too.
-            Work::Request if at_eof => (Work::Close, Op::Close { conn }),
+            Work::Request if at_eof() => (Work::Close, Op::Close { conn }),
             Work::Request => {
                 let c = &w.cfg.costs.http_request;
                 let (cycles, refs) = (c.i_pkt, c.r_pkt);
                 (Work::Process, Op::Compute { cycles, refs })
             }
             Work::Process => {
-                let flow = w.nodes[server].conns[conn].tcp.flow as usize;
-                let bytes = self.sizes[flow];
+                let flow = w.nodes[server].conns[conn].tcp.flow;
+                let queued = self.sizes.get_mut(&flow);
+                let bytes = queued
+                    .and_then(|q| q.pop_front())
+                    .expect("a request was sent");
+                if self.sizes.get(&flow).is_some_and(VecDeque::is_empty) {
+                    self.sizes.remove(&flow);
+                }
                 let op = if self.p.sendfile {
                     Op::SendFile { conn, bytes }
                 } else {
@@ -357,16 +209,7 @@ impl Workload for Web {
             let node = u % server;
             let thread = w.spawn(node, w.nodes[node].roles.comm, INTERACTIVE)?;
             index(&mut self.by_thread, node, thread, u);
-            self.users.push(User {
-                node,
-                thread,
-                conn: None,
-                step: Step::Thinking,
-                started: Time::ZERO,
-                left: 0,
-                size: 0,
-                replay: None,
-            });
+            self.users.push(User::new(node, thread));
             let at = Time((start.uniform_open0() * spread) as u64);
             self.thinking.push(Reverse((at, u)));
         }
