@@ -118,16 +118,9 @@ impl Node {
     fn unused(&self, c: ConnId) -> bool {
         let conn = &self.conns[c];
         let t = &conn.tcp;
-        let deadlines = [
-            t.delack_deadline,
-            t.rto_deadline,
-            t.persist_deadline,
-            t.time_wait_deadline,
-            t.pace_deadline,
-        ];
         t.state() == State::Done
             && !conn.held
-            && deadlines.iter().all(Option::is_none)
+            && t.deadlines().iter().all(Option::is_none)
             && conn.backlog.is_empty()
             && conn.slock.holder().is_none()
             && conn.owner == Owner::Host

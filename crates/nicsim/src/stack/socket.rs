@@ -190,14 +190,7 @@ impl Node {
             let c = self.dirty[i];
             let conn = &mut self.conns[c];
             conn.dirty = false;
-            let t = &conn.tcp;
-            let wanted = [
-                t.delack_deadline,
-                t.rto_deadline,
-                t.persist_deadline,
-                t.time_wait_deadline,
-                t.pace_deadline,
-            ];
+            let wanted = conn.tcp.deadlines();
             for (kind, at) in conn.timers.to_schedule(wanted).into_iter().flatten() {
                 eng.at(
                     at.max(eng.now()),

@@ -4,6 +4,43 @@
 use super::*;
 
 impl Tcp {
+    /// The receive buffer, bytes (what the window can ever offer).
+    pub fn rcvbuf_bytes(&self) -> u64 {
+        self.rcvbuf
+    }
+
+    /// Nothing is queued for sending or awaiting its acknowledgement.
+    pub fn send_list_empty(&self) -> bool {
+        self.wmem_queued == 0
+    }
+
+    /// Bytes the application may copy now (0: the writer must sleep).
+    pub fn send_space(&self) -> u64 {
+        if self.wmem_queued >= self.sndbuf {
+            0
+        } else {
+            let tail_room = match self.skbs.back() {
+                Some(s) if self.skbs.len() > self.send_head && (s.len as u64) < self.mss as u64 => {
+                    self.mss as u64 - s.len as u64
+                }
+                _ => 0,
+            };
+            tail_room.max(self.size_goal())
+        }
+    }
+
+    /// What one pass of the send loop copies before it pushes (Linux 2.6 `xmit_size_goal`):
+    /// an MSS, or with TSO the largest send, at most half the largest window the peer offered,
+    /// in whole MSS.
+    fn size_goal(&self) -> u64 {
+        let mss = self.mss as u64;
+        if self.tso_max_payload as u64 <= mss {
+            return mss;
+        }
+        let goal = (self.tso_max_payload as u64).min(self.max_peer_wnd / 2);
+        (goal - goal % mss).max(mss)
+    }
+
     /// The application wrote `len` bytes (already copied into the socket).
     pub fn write(&mut self, len: u64, push: bool) {
         let mut left = len;
