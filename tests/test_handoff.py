@@ -75,6 +75,13 @@ def test_a_named_run_reports_the_studys_metrics_and_carries_its_canonical_name()
     assert out["config"]["nic_cpu"]["speed_fraction"] == pytest.approx(0.2)
 
 
+def test_with_the_presets_warm_up_the_nic_holds_its_limit_of_1024_through_the_window():
+    # The check as a user runs it: the study's 1,024-connection limit binds.
+    c = run_handoff("W-1024-N-N-FCFS-600")["handoff"]["connections"]
+    assert c["max_owned_run"] == c["hard_limit"] == 1024
+    assert c["nacks_limit"] > 0 and c["owned"] >= 0.95 * 1024
+
+
 def test_same_name_and_seed_give_identical_results():
     a = api.dumps(api.results_only(run_handoff("S-64-P-L-T2-600", sets=SHORT, seed=3)))
     b = api.dumps(api.results_only(run_handoff("S-64-P-L-T2-600", sets=SHORT, seed=3)))
