@@ -149,12 +149,12 @@ pub fn bench(duration_s: f64, seed: u64) -> workload::queueing::BenchResult {
     workload::queueing::run(
         700_000.0,
         &[1.2, 0.8, 1.0, 0.5],
-        units::Duration((duration_s * 1e12) as u64),
+        units::Duration::from_secs_f64(duration_s),
         seed,
     )
 }
 
 /// The same scenario as `bench` in a bare binary-heap loop; returns its events.
 pub fn bench_bare_heap(duration_s: f64, seed: u64) -> u64 {
-    workload::queueing::bare_heap_loop(units::Duration((duration_s * 1e12) as u64), seed)
+    workload::queueing::bare_heap_loop(units::Duration::from_secs_f64(duration_s), seed)
 }

@@ -51,6 +51,10 @@ impl Duration {
     pub fn from_us_f64(us: f64) -> Self {
         Duration((us * 1e6).ceil() as u64)
     }
+    /// `s` seconds, truncated to the picosecond.
+    pub fn from_secs_f64(s: f64) -> Self {
+        Duration((s * 1e12) as u64)
+    }
     pub fn ps(self) -> u64 {
         self.0
     }

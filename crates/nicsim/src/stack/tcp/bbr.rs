@@ -62,7 +62,9 @@ pub struct Bbr {
     round_start: bool,
     cycle: usize,
     cycle_at: Time,
-    full_bw: f64,
+    /// STARTUP's check for a full pipe: the estimate when it last grew by 25%, the rounds
+    /// since, and whether three passed.
+    full_bw_bytes_per_s: f64,
     full_bw_rounds: u32,
     full_bw_reached: bool,
     probe_rtt_done: Option<Time>,
@@ -72,7 +74,7 @@ pub struct Bbr {
     /// The initial window: the target until an RTT is known.
     initial: u64,
     /// Bytes per second the sender paces at.
-    pub pacing_rate: f64,
+    pub pacing_bytes_per_s: f64,
 }
 
 impl Bbr {
@@ -90,7 +92,7 @@ impl Bbr {
             // Linux picks uniformly among the phases other than the 3/4 one.
             cycle: [2, 3, 4, 5, 6, 7, 0][flow as usize % 7],
             cycle_at: Time::ZERO,
-            full_bw: 0.0,
+            full_bw_bytes_per_s: 0.0,
             full_bw_rounds: 0,
             full_bw_reached: false,
             probe_rtt_done: None,
@@ -99,7 +101,7 @@ impl Bbr {
             mss,
             initial: cwnd,
             // bbr_init_pacing_rate_from_rtt: the initial window per RTT (1 ms unknown).
-            pacing_rate: HIGH_GAIN * cwnd as f64 / srtt_s.unwrap_or(1e-3) * PACING_MARGIN,
+            pacing_bytes_per_s: HIGH_GAIN * cwnd as f64 / srtt_s.unwrap_or(1e-3) * PACING_MARGIN,
         }
     }
 
@@ -109,7 +111,7 @@ impl Bbr {
     }
 
     /// The bottleneck bandwidth estimate, bytes per second.
-    pub fn max_bw(&self) -> f64 {
+    pub fn max_bw_bytes_per_s(&self) -> f64 {
         self.bw_by_round
             .iter()
             .filter(|(r, _)| r + BW_ROUNDS > self.round)
@@ -138,7 +140,7 @@ impl Bbr {
     /// millisecond at the pacing rate, at least two segments, at most 64 KiB.
     pub fn burst_bytes(&self) -> u64 {
         let mss = self.mss;
-        let per_ms = (self.pacing_rate / 1024.0) as u64;
+        let per_ms = (self.pacing_bytes_per_s / 1024.0) as u64;
         per_ms.min(65_536 - 1 - 320).max(2 * mss) / mss * mss
     }
 
@@ -148,7 +150,7 @@ impl Bbr {
         let Some(rtt) = self.min_rtt_s else {
             return self.initial;
         };
-        let bdp = (gain * self.max_bw() * rtt).ceil() as u64;
+        let bdp = (gain * self.max_bw_bytes_per_s() * rtt).ceil() as u64;
         let mut w = bdp + 3 * self.burst_bytes();
         if self.mode == Mode::ProbeBw && self.cycle == 0 {
             w += 2 * self.mss;
@@ -184,9 +186,9 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt && was != Mode::ProbeRtt {
             self.prior_cwnd = cwnd;
         }
-        let rate = self.pacing_gain() * self.max_bw() * PACING_MARGIN;
-        if rate > 0.0 && (self.full_bw_reached || rate > self.pacing_rate) {
-            self.pacing_rate = rate;
+        let rate = self.pacing_gain() * self.max_bw_bytes_per_s() * PACING_MARGIN;
+        if rate > 0.0 && (self.full_bw_reached || rate > self.pacing_bytes_per_s) {
+            self.pacing_bytes_per_s = rate;
         }
         self.cwnd(cwnd, acked, delivered)
     }
@@ -202,7 +204,7 @@ impl Bbr {
             self.round_start = true;
         }
         let bw = rs.delivered_bytes as f64 / rs.interval_s;
-        if !rs.app_limited || bw >= self.max_bw() {
+        if !rs.app_limited || bw >= self.max_bw_bytes_per_s() {
             let slot = &mut self.bw_by_round[(self.round % BW_ROUNDS) as usize];
             if slot.0 != self.round {
                 *slot = (self.round, 0.0);
@@ -229,9 +231,9 @@ impl Bbr {
         if self.full_bw_reached || !self.round_start || rs.app_limited {
             return;
         }
-        let bw = self.max_bw();
-        if bw >= 1.25 * self.full_bw {
-            self.full_bw = bw;
+        let bw = self.max_bw_bytes_per_s();
+        if bw >= 1.25 * self.full_bw_bytes_per_s {
+            self.full_bw_bytes_per_s = bw;
             self.full_bw_rounds = 0;
             return;
         }
@@ -327,7 +329,7 @@ mod tests {
             }
             let mut out = Vec::new();
             for _ in 0..n {
-                let paced = (b.pacing_rate / PACING_MARGIN * rtt_s) as u64;
+                let paced = (b.pacing_bytes_per_s / PACING_MARGIN * rtt_s) as u64;
                 let sent = paced.min(self.cwnd.saturating_sub(self.queue));
                 let inflight = sent + self.queue;
                 let got = inflight.min((bw * rtt_s) as u64);
@@ -354,7 +356,11 @@ mod tests {
         let mut b = Bbr::new(1448, 10 * 1448, None, 3);
         let log = Pipe::default().rounds(&mut b, bw, rtt, 48);
         assert_eq!(b.mode, Mode::ProbeBw);
-        assert!((b.max_bw() - bw).abs() < 0.01 * bw, "max_bw {}", b.max_bw());
+        assert!(
+            (b.max_bw_bytes_per_s() - bw).abs() < 0.01 * bw,
+            "max_bw_bytes_per_s {}",
+            b.max_bw_bytes_per_s()
+        );
         // Twice the product plus three bursts of (at most) 64 KiB.
         let target = (2.0 * bw * rtt) as u64 + 3 * b.burst_bytes();
         assert!(

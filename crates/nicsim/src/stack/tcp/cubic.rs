@@ -77,7 +77,7 @@ mod tests {
         let mut now = Time::ZERO;
         for step in 1..=rtts {
             let acks = cwnd.floor().max(1.0);
-            let per = Duration((rtt_s * 1e12 / acks) as u64);
+            let per = Duration::from_secs_f64(rtt_s / acks);
             for _ in 0..acks as u32 {
                 now += per;
                 cwnd = c.on_ack(now, rtt_s, cwnd, 1.0);

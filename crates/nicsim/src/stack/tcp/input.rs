@@ -157,7 +157,7 @@ impl Tcp {
             }
         }
         let rto_s = self.srtt.unwrap() + 4.0 * self.rttvar;
-        self.rto = Duration((rto_s * 1e12) as u64).max(self.rto_min);
+        self.rto = Duration::from_secs_f64(rto_s).max(self.rto_min);
     }
 
     /// A segment arrived (after IP and TCP header processing).

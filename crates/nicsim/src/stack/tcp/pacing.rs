@@ -87,8 +87,8 @@ impl Tcp {
         };
         p.burst_sent += skb.len as u64;
         if p.burst_sent >= p.bbr.burst_bytes() {
-            let gap = p.burst_sent as f64 / p.bbr.pacing_rate;
-            p.next_send = p.next_send.max(now) + Duration((gap * 1e12) as u64);
+            let gap_s = p.burst_sent as f64 / p.bbr.pacing_bytes_per_s;
+            p.next_send = p.next_send.max(now) + Duration::from_secs_f64(gap_s);
             p.burst_sent = 0;
         }
     }
