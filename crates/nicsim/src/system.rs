@@ -3,7 +3,7 @@
 //! a workload on it, opening connections and starting threads through it. The only place
 //! that turns events into model calls.
 
-use crate::config::{Config, NicIrq};
+use crate::config::{Config, NicIrq, SchedPolicy};
 use crate::engine::Engine;
 use crate::hw::dma::Chan;
 use crate::hw::fabric::SwitchParams;
@@ -213,6 +213,12 @@ impl World {
             return false;
         };
         self.events_by_kind[ev.kind()] += 1;
+        if self.cfg.sched.policy == SchedPolicy::Eevdf {
+            let now = self.eng.now();
+            for n in &mut self.nodes {
+                n.now = now;
+            }
+        }
         let (nodes, e, w) = (&mut self.nodes, &mut self.eng, &mut self.fabric);
         match ev {
             Ev::Chunk { node, proc } => nodes[node as usize].on_chunk(e, w, proc as usize),
@@ -284,7 +290,12 @@ impl World {
     /// Thread `tid` of `node` is no longer between two calls: the workload gave it nothing
     /// when its last one returned, so it sleeps, and its next operation is a wake-up.
     pub fn done_handled(&mut self, node: usize, tid: usize) {
-        self.nodes[node].threads[tid].continuing = false;
+        let n = &mut self.nodes[node];
+        n.threads[tid].continuing = false;
+        if n.threads[tid].op.is_none() {
+            // Under EEVDF it stayed queued for its next call: now it sleeps.
+            n.set_runnable(tid, false);
+        }
     }
 
     /// Threads whose operations finished since the last call, as (node, thread).

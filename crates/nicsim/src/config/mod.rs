@@ -290,6 +290,19 @@ pub struct Tcp {
     /// When the receiver acknowledges: Linux's quick and delayed ACKs, or BSD's.
     pub ack_policy: AckPolicy,
     pub congestion: Congestion,
+    /// Which small segment Nagle's algorithm holds back.
+    pub nagle: Nagle,
+}
+
+/// Nagle's rule for a segment shorter than the MSS (`tcp.nagle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Nagle {
+    /// RFC 896: it waits while any data is unacknowledged.
+    Rfc896,
+    /// Minshall's variant (Linux `tcp_nagle_check`, `tcp_minshall_check`): it waits only while
+    /// an earlier small segment is unacknowledged.
+    Minshall,
 }
 
 /// The sender's congestion avoidance (`tcp.congestion`).
@@ -376,6 +389,12 @@ pub struct Udp {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sched {
+    /// Who runs next among a processor's threads (`os/eevdf.rs` for Linux 6.6+'s rule).
+    pub policy: SchedPolicy,
+    /// EEVDF's base slice (`sysctl_sched_base_slice`), before its CPU-count factor.
+    pub base_slice_ps: Duration,
+    /// EEVDF's RUN_TO_PARITY: a picked thread keeps the processor until its slice is used.
+    pub run_to_parity: bool,
     pub wakeup_preempts: bool,
     /// Local timer interrupts per second on every host CPU (Linux's HZ); 0: no tick.
     pub tick_hz: f64,
@@ -388,6 +407,17 @@ pub struct Sched {
     /// A wake-up of a thread whose idle processor is another queues it there, and that
     /// processor activates it (Linux's `ttwu_queue_wakelist`); else the waker does.
     pub wake_list: bool,
+}
+
+/// How a processor's scheduler chooses among its runnable threads (`sched.policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedPolicy {
+    /// Classes, then the order threads became runnable; a thread whose call returns goes
+    /// behind the others (the calibrated Linux 2.6 presets).
+    Classes,
+    /// Linux 6.6+'s EEVDF: virtual runtime, lag, eligibility and virtual deadlines.
+    Eevdf,
 }
 
 /// Who runs softirq work left over after its budget (stacks.md §A.3).

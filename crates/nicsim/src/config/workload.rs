@@ -93,6 +93,9 @@ pub struct Netperf {
     pub connections: u32,
     /// Send size (TCP_STREAM), or request and response size (TCP_RR, TCP_CRR).
     pub msg_bytes: u64,
+    /// Bytes each TCP_STREAM netserver recv() asks for, returning with what is there (0: one
+    /// message's worth, every message received whole).
+    pub recv_bytes: u64,
     /// The server's listen() backlog (TCP_CRR).
     pub backlog: u32,
     pub duration_ps: Duration,

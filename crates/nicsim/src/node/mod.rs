@@ -82,6 +82,9 @@ pub struct Node {
     pub threads: Vec<Thread>,
     /// Runnable threads per processor, in the order the scheduler picks them.
     pub(crate) runq: Vec<RunQueue>,
+    /// EEVDF's per-processor state (`os/eevdf.rs`), and the time of the event being handled.
+    pub(crate) fair: Vec<crate::os::eevdf::FairRq>,
+    pub(crate) now: crate::units::Time,
     /// The network softirq's state, per processor.
     pub(crate) sq: Vec<Softirq>,
     /// The configuration, shared: stage costs and the kernel's and NIC's settings.
@@ -181,6 +184,8 @@ impl Node {
             dirty: Vec::new(),
             threads: Vec::new(),
             runq: vec![RunQueue::default(); procs.len()],
+            fair: vec![Default::default(); procs.len()],
+            now: crate::units::Time::ZERO,
             sq: vec![Softirq::default(); procs.len()],
             cfg: Rc::clone(cfg),
             last_thread: vec![None; procs.len()],

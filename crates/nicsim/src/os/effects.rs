@@ -6,6 +6,7 @@ use crate::engine::Engine;
 use crate::hw::cpu::Notice;
 use crate::node::effect::Effect;
 use crate::node::{Ev, Node, Wire};
+use crate::os::thread::Op;
 use crate::stack::tcp::State;
 
 impl Node {
@@ -52,6 +53,9 @@ impl Node {
                 // read() returns once the queue is drained; the next read is a new call.
                 if self.conns[conn].tcp.readable() == 0 {
                     self.threads[tid].in_call = false;
+                }
+                if matches!(self.threads[tid].op, Some(Op::RecvAny { .. })) {
+                    self.threads[tid].left = 0;
                 }
                 self.release_sock(tid, conn);
             }

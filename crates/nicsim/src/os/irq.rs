@@ -177,6 +177,10 @@ impl Node {
     pub fn on_tick(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, hz: f64) {
         let (node, proc) = (self.id, p as u8);
         eng.after(Duration((1e12 / hz) as u64), Ev::Tick { node, proc });
+        // scheduler_tick → task_tick_fair: a used-up slice is noticed here.
+        if self.eevdf() {
+            self.update_curr(p);
+        }
         self.on_irq(eng, wire, p, IrqKind::Tick);
     }
 

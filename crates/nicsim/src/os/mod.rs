@@ -1,5 +1,6 @@
 //! The operating system: threads and their system calls, the scheduler, interrupt handling.
 
+pub mod eevdf;
 pub mod effects;
 pub mod irq;
 pub mod lock;

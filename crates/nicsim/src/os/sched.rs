@@ -62,31 +62,25 @@ impl Node {
         if let Some(j) = self.procs[p].owed.pop_front() {
             return Some((Ctx::Process, j));
         }
-        let mut cursor = None;
-        while let Some(key) = self.runq[p].next_after(cursor) {
-            cursor = Some(key);
-            let tid = key.2;
-            // Switching threads, or resuming one that slept, costs a context switch.
-            let woke = std::mem::take(&mut self.threads[tid].woken);
-            let switch = self.last_thread[p] != Some(tid) || woke;
-            let job = match self.threads[tid].saved.take() {
-                Some(j) => Some(j),
-                None => self.thread_job(tid),
-            };
-            if let Some(mut j) = job {
-                self.share_connection(p, &mut j);
-                if woke && self.current[p] == Some(tid) {
-                    // It slept and woke again before anything else ran here: idle between.
-                    self.switch_to(p, None);
+        if self.eevdf() {
+            // EEVDF's choice; a chosen thread with no job blocked on the way (choose again) or
+            // returned from its call and waits for its next one (the processor waits too).
+            while let Some(tid) = self.fair_next(p) {
+                self.fair_set_next(p, tid);
+                if let Some(j) = self.thread_job_on(p, tid) {
+                    return Some((Ctx::Process, j));
                 }
-                self.switch_to(p, Some(tid));
-                if switch {
-                    let cs = self.context_switch_piece();
-                    j.add_or_merge(cs, true);
-                    j.add_or_merge(self.lock_piece(&[cs]), true);
-                    self.last_thread[p] = Some(tid);
+                if self.threads[tid].queued.is_some() {
+                    return None;
                 }
-                return Some((Ctx::Process, j));
+            }
+        } else {
+            let mut cursor = None;
+            while let Some(key) = self.runq[p].next_after(cursor) {
+                cursor = Some(key);
+                if let Some(j) = self.thread_job_on(p, key.2) {
+                    return Some((Ctx::Process, j));
+                }
             }
         }
         if self.sq[p].pending || self.sq[p].running {
@@ -111,6 +105,31 @@ impl Node {
             self.switch_to(p, None);
         }
         None
+    }
+
+    /// Thread `tid`'s next job on `p`, with the context switch to it when it is another
+    /// thread or it slept; None if it has none (it blocked, or its call returned).
+    fn thread_job_on(&mut self, p: usize, tid: usize) -> Option<Job> {
+        // Switching threads, or resuming one that slept, costs a context switch.
+        let woke = std::mem::take(&mut self.threads[tid].woken);
+        let switch = self.last_thread[p] != Some(tid) || woke;
+        let mut j = match self.threads[tid].saved.take() {
+            Some(j) => j,
+            None => self.thread_job(tid)?,
+        };
+        self.share_connection(p, &mut j);
+        if woke && self.current[p] == Some(tid) {
+            // It slept and woke again before anything else ran here: idle between.
+            self.switch_to(p, None);
+        }
+        self.switch_to(p, Some(tid));
+        if switch {
+            let cs = self.context_switch_piece();
+            j.add_or_merge(cs, true);
+            j.add_or_merge(self.lock_piece(&[cs]), true);
+            self.last_thread[p] = Some(tid);
+        }
+        Some(j)
     }
 
     /// A job of a connection starts on `p`: if another processor touched the connection's
@@ -229,16 +248,24 @@ impl Node {
         let hard_waiting = !self.procs[p].hardirq_q.is_empty();
         let soft_waiting = self.sq[p].pending && !self.sq[p].running;
         // With wakeup preemption, a runnable thread of a more urgent class preempts this one.
-        let urgent_waiting = self.cfg.sched.wakeup_preempts
-            && match then {
-                // An interactive thread is never preempted by a thread (the common case:
-                // checked before the run queue).
-                Then::Thread(tid) => {
-                    let prio = self.threads[tid].prio;
-                    prio > INTERACTIVE && self.runq[p].next_after(None).is_some_and(|k| k.0 < prio)
+        let urgent_waiting = if self.eevdf() {
+            if matches!(then, Then::Thread(_)) {
+                self.slice_check(p);
+            }
+            self.fair[p].need_resched && ctx == Ctx::Process
+        } else {
+            self.cfg.sched.wakeup_preempts
+                && match then {
+                    // An interactive thread is never preempted by a thread (the common case:
+                    // checked before the run queue).
+                    Then::Thread(tid) => {
+                        let prio = self.threads[tid].prio;
+                        prio > INTERACTIVE
+                            && self.runq[p].next_after(None).is_some_and(|k| k.0 < prio)
+                    }
+                    _ => false,
                 }
-                _ => false,
-            };
+        };
         let holds_lock = self.procs[p].locks_held > 0;
         if (ctx > Ctx::HardIrq && hard_waiting)
             || (ctx == Ctx::Process && !holds_lock && (soft_waiting || urgent_waiting))

@@ -22,7 +22,11 @@ impl Node {
             let job = self.thread_work(tid, Effect::Xmit(seg), &self.xmit_pieces(&seg));
             return Some(job.with_data(Node::data(seg.flow, 0, 0)));
         }
-        if let Op::Send { conn, .. } | Op::SendFile { conn, .. } | Op::Recv { conn, .. } = op {
+        if let Op::Send { conn, .. }
+        | Op::SendFile { conn, .. }
+        | Op::Recv { conn, .. }
+        | Op::RecvAny { conn, .. } = op
+        {
             self.take_library_input(tid, conn);
         }
         if let Some(job) = self.backlogged_input(tid) {
@@ -37,7 +41,9 @@ impl Node {
         match op {
             Op::Send { conn, bytes } => self.sys_send(tid, conn, bytes, false),
             Op::SendFile { conn, bytes } => self.sys_send(tid, conn, bytes, true),
-            Op::Recv { conn, bytes } => self.sys_recv(tid, conn, bytes),
+            Op::Recv { conn, bytes } | Op::RecvAny { conn, bytes } => {
+                self.sys_recv(tid, conn, bytes)
+            }
             Op::Compute { cycles, refs } => self.app_compute(tid, cycles, refs),
             Op::Connect { conn } => self.sys_connect(tid, conn),
             Op::Accept => self.sys_accept(tid),
@@ -76,7 +82,7 @@ impl Node {
         let c = &self.cfg.costs;
         let sc = match op {
             Op::Send { .. } | Op::SendFile { .. } | Op::SendTo { .. } => c.tx_syscall,
-            Op::Recv { .. } | Op::RecvFrom { .. } => c.rx_syscall,
+            Op::Recv { .. } | Op::RecvAny { .. } | Op::RecvFrom { .. } => c.rx_syscall,
             Op::Poll { .. } => c.epoll_wait,
             _ => return None,
         };
@@ -85,9 +91,10 @@ impl Node {
         }
         self.threads[tid].in_call = true;
         let flow = match op {
-            Op::Send { conn, .. } | Op::SendFile { conn, .. } | Op::Recv { conn, .. } => {
-                Some(self.conns[conn].tcp.flow)
-            }
+            Op::Send { conn, .. }
+            | Op::SendFile { conn, .. }
+            | Op::Recv { conn, .. }
+            | Op::RecvAny { conn, .. } => Some(self.conns[conn].tcp.flow),
             Op::SendTo { sock, .. } | Op::RecvFrom { sock } => Some(self.udp[sock].flow),
             _ => None,
         };
@@ -384,7 +391,7 @@ impl Node {
     }
 
     pub(crate) fn op_finished(&mut self, tid: usize) -> Option<Job> {
-        if let Some(Op::Recv { conn, .. }) = self.threads[tid].op {
+        if let Some(Op::Recv { conn, .. } | Op::RecvAny { conn, .. }) = self.threads[tid].op {
             // recv returns: the prequeue is off until the next call sleeps.
             if self.conns[conn].ucopy == Some(tid) {
                 self.conns[conn].ucopy = None;
@@ -394,7 +401,10 @@ impl Node {
         t.op = None;
         t.in_call = false;
         t.continuing = true;
-        self.set_runnable(tid, false);
+        // Under EEVDF a thread whose call returned stays current for its next call.
+        if !self.eevdf() {
+            self.set_runnable(tid, false);
+        }
         self.done.push_back(tid);
         None
     }

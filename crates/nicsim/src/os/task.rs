@@ -86,10 +86,23 @@ impl Node {
 
     /// Puts thread `tid` on its processor's run queue, or takes it off.
     pub(crate) fn set_runnable(&mut self, tid: usize, on: bool) {
-        let t = &mut self.threads[tid];
-        match (on, t.queued) {
-            (true, None) => t.queued = Some(self.runq[t.proc].insert(t.prio, tid)),
+        let fair = self.eevdf();
+        match (on, self.threads[tid].queued) {
+            (true, None) => {
+                if fair {
+                    self.fair_enqueue(tid);
+                }
+                let t = &mut self.threads[tid];
+                t.queued = Some(self.runq[t.proc].insert(t.prio, tid));
+                if fair {
+                    self.fair_check_preempt(tid);
+                }
+            }
             (false, Some(k)) => {
+                if fair {
+                    self.fair_dequeue(tid);
+                }
+                let t = &mut self.threads[tid];
                 self.runq[t.proc].remove(k);
                 t.queued = None;
             }
@@ -115,6 +128,7 @@ impl Node {
             Op::Send { bytes, .. }
             | Op::SendFile { bytes, .. }
             | Op::Recv { bytes, .. }
+            | Op::RecvAny { bytes, .. }
             | Op::SendTo { bytes, .. } => bytes,
             Op::Compute { .. }
             | Op::Connect { .. }

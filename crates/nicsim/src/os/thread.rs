@@ -31,6 +31,9 @@ pub enum Op {
     /// Read `bytes` from connection `conn`, blocking until they have arrived; it returns
     /// early at the end of the stream (the peer closed).
     Recv { conn: ConnId, bytes: u64 },
+    /// recv() of up to `bytes` from connection `conn`: it sleeps until something has arrived
+    /// and returns with what one call copied (no MSG_WAITALL: netperf's stream receiver).
+    RecvAny { conn: ConnId, bytes: u64 },
     /// connect() on a closed socket: the SYN goes out, the thread sleeps until the handshake
     /// completes.
     Connect { conn: ConnId },
@@ -88,6 +91,8 @@ pub struct Thread {
     pub(crate) continuing: bool,
     /// Its wake-up went through its processor's wake list (`sched.wake_list`).
     pub(crate) wake_listed: bool,
+    /// Its EEVDF state (`sched.policy = eevdf`).
+    pub(crate) fair: super::eevdf::Entity,
 }
 
 impl Thread {
@@ -109,6 +114,7 @@ impl Thread {
             accepted: None,
             continuing: false,
             wake_listed: false,
+            fair: Default::default(),
         }
     }
 }

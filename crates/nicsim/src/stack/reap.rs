@@ -208,6 +208,7 @@ fn op_conn(op: Op) -> Option<ConnId> {
         Op::Send { conn, .. }
         | Op::SendFile { conn, .. }
         | Op::Recv { conn, .. }
+        | Op::RecvAny { conn, .. }
         | Op::Connect { conn }
         | Op::Close { conn } => Some(conn),
         _ => None,

@@ -452,6 +452,7 @@ mod packet_gen_window {
         );
     }
 }
+mod eevdf;
 mod handoff;
 mod lifecycle;
 mod many;

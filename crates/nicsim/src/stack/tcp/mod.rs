@@ -19,7 +19,7 @@
 //! handshake, FIN, TIME_WAIT) are in `lifecycle.rs`; `Tcp::new` starts established, as the
 //! two-host benchmarks' connections are (they open before anything is measured).
 
-use crate::config::{AckPolicy, BufferSemantics, Congestion, Tcp as TcpCfg, TimerTicks};
+use crate::config::{AckPolicy, BufferSemantics, Congestion, Nagle, Tcp as TcpCfg, TimerTicks};
 use crate::units::{Duration, Time};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -228,6 +228,9 @@ pub struct Tcp {
     /// TSO: the largest payload one output segment may carry (0: off, segments of one MSS).
     tso_max_payload: u32,
     nodelay: bool,
+    nagle: Nagle,
+    /// The end of the last segment sent shorter than the MSS (Linux `snd_sml`).
+    snd_sml: u64,
     semantics: BufferSemantics,
     adv_win_scale: u32,
     skb_overhead: u64,
@@ -349,6 +352,8 @@ impl Tcp {
             mss,
             tso_max_payload: 0,
             nodelay,
+            nagle: cfg.nagle,
+            snd_sml: 0,
             semantics: cfg.buffer_semantics,
             adv_win_scale: cfg.adv_win_scale,
             skb_overhead: cfg.skb_overhead_bytes,

@@ -128,9 +128,18 @@ impl Tcp {
                 skb = self.skbs[self.send_head];
                 end = skb.seq + skb.len as u64;
             }
-            // Nagle: a small segment waits while data is unacknowledged.
-            if !self.nodelay && (skb.len as u64) < self.mss as u64 && self.in_flight() > 0 {
+            // Nagle: a small segment waits while data is unacknowledged (Minshall: while an
+            // earlier small segment is).
+            let small = (skb.len as u64) < self.mss as u64;
+            let held = match self.nagle {
+                Nagle::Rfc896 => self.in_flight() > 0,
+                Nagle::Minshall => self.snd_sml > self.snd_una && self.snd_sml <= self.snd_nxt,
+            };
+            if !self.nodelay && small && held {
                 break;
+            }
+            if small {
+                self.snd_sml = end;
             }
             let retx = skb.seq < self.snd_max;
             self.skbs[self.send_head].sent_at = Some(now);

@@ -39,6 +39,8 @@ struct Instance {
     udp: bool,
     /// What each send carries.
     msg_bytes: u64,
+    /// TCP_STREAM: what each of the server's recv() calls asks for (0: a message, whole).
+    stream_recv_bytes: u64,
     client: usize,
     client_thread: usize,
     client_conn: ConnId,
@@ -87,12 +89,13 @@ impl Instance {
         } else {
             self.client_conn
         };
-        match self.udp {
-            true => Op::RecvFrom { sock: c },
-            false => Op::Recv {
+        match (self.udp, self.stream_recv_bytes) {
+            (true, _) => Op::RecvFrom { sock: c },
+            (false, 0) => Op::Recv {
                 conn: c,
                 bytes: self.msg_bytes,
             },
+            (false, bytes) => Op::RecvAny { conn: c, bytes },
         }
     }
 }
@@ -351,9 +354,11 @@ impl Workload for Netperf {
             }
             let offset_ps = (rng.uniform_open0() * spread) as u64;
             let start = Time(offset_ps.min(self.p.start_spread_ps.0.saturating_sub(1)));
+            let stream = self.p.test == NetperfTest::TcpStream && !udp;
             self.inst.push(Instance {
                 udp,
                 msg_bytes,
+                stream_recv_bytes: if stream { self.p.recv_bytes } else { 0 },
                 client,
                 client_thread,
                 client_conn,

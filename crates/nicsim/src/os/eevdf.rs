@@ -1,0 +1,211 @@
+//! Linux 6.6+'s fair scheduler, EEVDF (`sched.policy = eevdf`), as 6.9's
+//! `kernel/sched/fair.c` decides who runs among a processor's threads (all nice 0, so
+//! virtual time is run time):
+//! - a thread's virtual runtime grows while it is the processor's current thread
+//!   (`update_curr`; the interrupts and softirqs it is charged for included, as without
+//!   IRQ time accounting);
+//! - it is *eligible* when its virtual runtime is at most the queue's average (`entity_eligible`),
+//!   and its virtual deadline is its virtual runtime when it last got a slice plus the slice
+//!   (`update_deadline`, the base slice times `1 + ilog2(min(cpus, 8))`, `update_sysctl`);
+//! - `pick_eevdf`: the only thread; or the current one while RUN_TO_PARITY protects its slice
+//!   (from its pick until its deadline moves); else the eligible thread with the earliest
+//!   deadline, the current one kept on a tie;
+//! - a thread that sleeps keeps its lag (average less its virtual runtime, clamped to two
+//!   slices, `update_entity_lag`) and wakes placed that far behind the average, scaled by the
+//!   queue it joins (`place_entity`);
+//! - a wake-up preempts the current thread only if `pick_eevdf` would now choose the woken one
+//!   (`check_preempt_wakeup_fair`; a batch thread never preempts); a used-up slice asks for a
+//!   reschedule when another thread waits, noticed at the next tick (`sched.tick_hz`), or at
+//!   the next chunk without one (as HRTICK would);
+//! - a thread whose call returns stays current: it does not queue behind the others.
+
+use crate::node::Node;
+use crate::os::thread::INTERACTIVE;
+use crate::units::Time;
+
+/// A thread's fair-scheduling state, virtual times in picoseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Entity {
+    vruntime: i64,
+    deadline: i64,
+    /// Average less its virtual runtime when it last slept.
+    vlag: i64,
+    /// RUN_TO_PARITY: picked, and its deadline has not moved since.
+    protected: bool,
+}
+
+/// A processor's fair run queue beside its `RunQueue` (which holds the same threads).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FairRq {
+    /// The thread whose run time is being charged (`cfs_rq->curr`).
+    curr: Option<usize>,
+    exec_start: Time,
+    /// `TIF_NEED_RESCHED`: the next chunk boundary of process context picks again.
+    pub(crate) need_resched: bool,
+    /// The average when the queue last emptied, where a thread waking alone is placed.
+    idle_v: i64,
+}
+
+impl Node {
+    pub(crate) fn eevdf(&self) -> bool {
+        self.cfg.sched.policy == crate::config::SchedPolicy::Eevdf
+    }
+
+    /// The slice: the base slice times `1 + ilog2(min(host CPUs, 8))` (SCHED_TUNABLESCALING_LOG).
+    fn slice_ps(&self) -> i64 {
+        let cpus = self
+            .procs
+            .iter()
+            .filter(|p| !p.id.is_nic())
+            .count()
+            .clamp(1, 8);
+        let factor = 1 + cpus.ilog2() as i64;
+        self.cfg.sched.base_slice_ps.0 as i64 * factor
+    }
+
+    /// Threads runnable on `p`, the current one included.
+    fn queued(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
+        let q = &self.runq[p];
+        let mut at = None;
+        std::iter::from_fn(move || {
+            let k = q.next_after(at)?;
+            at = Some(k);
+            Some(k.2)
+        })
+    }
+
+    /// The queue's average virtual runtime (sum and count, to test eligibility exactly).
+    fn v_sum(&self, p: usize) -> (i128, i128) {
+        self.queued(p).fold((0, 0), |(s, n), t| {
+            (s + self.threads[t].fair.vruntime as i128, n + 1)
+        })
+    }
+
+    fn avg_v(&self, p: usize) -> i64 {
+        match self.v_sum(p) {
+            (_, 0) => self.fair[p].idle_v,
+            (s, n) => (s.div_euclid(n)) as i64,
+        }
+    }
+
+    /// Charges the current thread's run time up to now; a used-up slice gets a new deadline
+    /// and, with another thread waiting, a reschedule (`update_curr`, `update_deadline`).
+    pub(crate) fn update_curr(&mut self, p: usize) {
+        let now = self.now;
+        let slice = self.slice_ps();
+        let rq = &mut self.fair[p];
+        let Some(t) = rq.curr else { return };
+        let delta = now.0.saturating_sub(rq.exec_start.0) as i64;
+        rq.exec_start = now;
+        let e = &mut self.threads[t].fair;
+        e.vruntime += delta;
+        if e.vruntime >= e.deadline {
+            e.deadline = e.vruntime + slice;
+            e.protected = false;
+            if self.runq[p].len() > 1 {
+                self.fair[p].need_resched = true;
+            }
+        }
+    }
+
+    /// The slice check where there is no tick to make it: at a chunk boundary.
+    pub(crate) fn slice_check(&mut self, p: usize) {
+        if self.cfg.sched.tick_hz == 0.0 {
+            self.update_curr(p);
+        }
+    }
+
+    /// Thread `tid` woke (or started) and joins its processor's queue: placed behind the
+    /// average by its lag (`place_entity`), and the current thread preempted if EEVDF would
+    /// now pick the woken one (`check_preempt_wakeup_fair`). Called before it is queued.
+    pub(crate) fn fair_enqueue(&mut self, tid: usize) {
+        let p = self.threads[tid].proc;
+        self.update_curr(p);
+        let slice = self.slice_ps();
+        let n = self.runq[p].len() as i64;
+        let v = self.avg_v(p);
+        let e = &mut self.threads[tid].fair;
+        let lag = if n > 0 { e.vlag * (n + 1) / n } else { 0 };
+        e.vruntime = v - lag;
+        e.deadline = e.vruntime + slice;
+        e.protected = false;
+    }
+
+    /// After `tid` is queued: the wake-up preemption check against the current thread.
+    pub(crate) fn fair_check_preempt(&mut self, tid: usize) {
+        let p = self.threads[tid].proc;
+        let curr = self.fair[p].curr;
+        if self.threads[tid].prio > INTERACTIVE || curr.is_none_or(|c| c == tid) {
+            return;
+        }
+        if self.pick_eevdf(p) == Some(tid) {
+            self.fair[p].need_resched = true;
+        }
+    }
+
+    /// Thread `tid` sleeps: it keeps its lag, clamped to two slices (`update_entity_lag`).
+    /// Called while it is still queued.
+    pub(crate) fn fair_dequeue(&mut self, tid: usize) {
+        let p = self.threads[tid].proc;
+        if self.fair[p].curr == Some(tid) {
+            self.update_curr(p);
+            self.fair[p].curr = None;
+        }
+        let limit = 2 * self.slice_ps();
+        let v = self.avg_v(p);
+        let e = &mut self.threads[tid].fair;
+        e.vlag = (v - e.vruntime).clamp(-limit, limit);
+        if self.runq[p].len() == 1 {
+            self.fair[p].idle_v = v;
+        }
+    }
+
+    /// The thread EEVDF runs next on `p` (`pick_eevdf`, 6.9).
+    pub(crate) fn pick_eevdf(&self, p: usize) -> Option<usize> {
+        let (sum, n) = self.v_sum(p);
+        let eligible = |t: usize| self.threads[t].fair.vruntime as i128 * n <= sum;
+        let curr = self.fair[p]
+            .curr
+            .filter(|&c| self.threads[c].queued.is_some());
+        if n == 1 {
+            return curr.or_else(|| self.queued(p).next());
+        }
+        let curr = curr.filter(|&c| eligible(c));
+        if let Some(c) = curr {
+            if self.cfg.sched.run_to_parity && self.threads[c].fair.protected {
+                return Some(c);
+            }
+        }
+        let deadline = |t: usize| self.threads[t].fair.deadline;
+        let best = self
+            .queued(p)
+            .filter(|&t| eligible(t))
+            .min_by_key(|&t| deadline(t));
+        match (best, curr) {
+            (Some(b), Some(c)) if deadline(c) <= deadline(b) => Some(c),
+            (None, c) => c,
+            (b, _) => b,
+        }
+    }
+
+    /// The thread `p`'s process context runs now: the current one until a reschedule is
+    /// asked for (a return from an interrupt or softirq does not pick), else `pick_eevdf`.
+    pub(crate) fn fair_next(&self, p: usize) -> Option<usize> {
+        match self.fair[p].curr {
+            Some(c) if !self.fair[p].need_resched && self.threads[c].queued.is_some() => Some(c),
+            _ => self.pick_eevdf(p),
+        }
+    }
+
+    /// `tid` becomes `p`'s current thread (`set_next_entity`): its slice is protected.
+    pub(crate) fn fair_set_next(&mut self, p: usize, tid: usize) {
+        self.fair[p].need_resched = false;
+        if self.fair[p].curr == Some(tid) {
+            return;
+        }
+        self.update_curr(p);
+        self.fair[p].curr = Some(tid);
+        self.fair[p].exec_start = self.now;
+        self.threads[tid].fair.protected = true;
+    }
+}
