@@ -10,12 +10,14 @@ mod handoff;
 mod memory;
 mod org;
 mod placement;
+mod sched;
 mod workload;
 pub use costs::{stage_name, Category, Costs, Scale, StageCost, CATEGORY_COUNT, STAGE_NAMES};
 pub use handoff::{Handoff, NicPriority, OnExcess, SegmentCount, Selection};
 pub use memory::{CacheCfg, DmaCachePolicy, Mem, MemMode};
 pub use org::{Buffers, LoopbackInput, Org, SocketLock, Wakeup};
 pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX_HOST_CPUS};
+pub use sched::{Ksoftirqd, Sched, SchedPolicy};
 pub use workload::{
     ClientThreads, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen,
     ServerThreads, TrialAggregate, Web, WebAppWork, WebMix, Workload, WorkloadKind,
@@ -384,51 +386,6 @@ impl TcpTimers {
 pub struct Udp {
     /// Send and receive buffer of a UDP socket (not doubled: no setsockopt asked for it).
     pub socket_buffer_bytes: u64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Sched {
-    /// Who runs next among a processor's threads (`os/eevdf.rs` for Linux 6.6+'s rule).
-    pub policy: SchedPolicy,
-    /// EEVDF's base slice (`sysctl_sched_base_slice`), before its CPU-count factor.
-    pub base_slice_ps: Duration,
-    /// EEVDF's RUN_TO_PARITY: a picked thread keeps the processor until its slice is used.
-    pub run_to_parity: bool,
-    pub wakeup_preempts: bool,
-    /// Local timer interrupts per second on every host CPU (Linux's HZ); 0: no tick.
-    pub tick_hz: f64,
-    pub ksoftirqd: Ksoftirqd,
-    /// Softirq passes (`__do_softirq` restarts, one budget each) before ksoftirqd takes over.
-    pub softirq_restarts: u32,
-    /// Delivery time a cross-CPU wake-up's reschedule IPI adds to the APIC's (a virtualised
-    /// host's IPI exits to the hypervisor).
-    pub wake_latency_ps: Duration,
-    /// A wake-up of a thread whose idle processor is another queues it there, and that
-    /// processor activates it (Linux's `ttwu_queue_wakelist`); else the waker does.
-    pub wake_list: bool,
-}
-
-/// How a processor's scheduler chooses among its runnable threads (`sched.policy`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SchedPolicy {
-    /// Classes, then the order threads became runnable; a thread whose call returns goes
-    /// behind the others (the calibrated Linux 2.6 presets).
-    Classes,
-    /// Linux 6.6+'s EEVDF: virtual runtime, lag, eligibility and virtual deadlines.
-    Eevdf,
-}
-
-/// Who runs softirq work left over after its budget (stacks.md §A.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Ksoftirqd {
-    /// The softirq yields after one budget and resumes when nothing else runs; no thread.
-    Deferral,
-    /// Linux 2.6: after `softirq_restarts` budgets the CPU's ksoftirqd thread (nice 19) runs
-    /// the rest when no other thread wants the CPU, with a context switch to and from it.
-    Thread,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

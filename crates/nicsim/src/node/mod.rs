@@ -83,7 +83,7 @@ pub struct Node {
     /// Runnable threads per processor, in the order the scheduler picks them.
     pub(crate) runq: Vec<RunQueue>,
     /// EEVDF's per-processor state (`os/eevdf.rs`), and the time of the event being handled.
-    pub(crate) fair: Vec<crate::os::eevdf::FairRq>,
+    pub(crate) fair: Vec<crate::os::thread::FairRq>,
     pub(crate) now: crate::units::Time,
     /// The network softirq's state, per processor.
     pub(crate) sq: Vec<Softirq>,

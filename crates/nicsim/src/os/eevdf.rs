@@ -21,30 +21,6 @@
 
 use crate::node::Node;
 use crate::os::thread::INTERACTIVE;
-use crate::units::Time;
-
-/// A thread's fair-scheduling state, virtual times in picoseconds.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Entity {
-    vruntime: i64,
-    deadline: i64,
-    /// Average less its virtual runtime when it last slept.
-    vlag: i64,
-    /// RUN_TO_PARITY: picked, and its deadline has not moved since.
-    protected: bool,
-}
-
-/// A processor's fair run queue beside its `RunQueue` (which holds the same threads).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct FairRq {
-    /// The thread whose run time is being charged (`cfs_rq->curr`).
-    curr: Option<usize>,
-    exec_start: Time,
-    /// `TIF_NEED_RESCHED`: the next chunk boundary of process context picks again.
-    pub(crate) need_resched: bool,
-    /// The average when the queue last emptied, where a thread waking alone is placed.
-    idle_v: i64,
-}
 
 impl Node {
     pub(crate) fn eevdf(&self) -> bool {

@@ -92,7 +92,7 @@ pub struct Thread {
     /// Its wake-up went through its processor's wake list (`sched.wake_list`).
     pub(crate) wake_listed: bool,
     /// Its EEVDF state (`sched.policy = eevdf`).
-    pub(crate) fair: super::eevdf::Entity,
+    pub(crate) fair: Entity,
 }
 
 impl Thread {
@@ -117,6 +117,29 @@ impl Thread {
             fair: Default::default(),
         }
     }
+}
+
+/// A thread's EEVDF state (`os/eevdf.rs`), virtual times in picoseconds.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Entity {
+    pub(crate) vruntime: i64,
+    pub(crate) deadline: i64,
+    /// Average less its virtual runtime when it last slept.
+    pub(crate) vlag: i64,
+    /// RUN_TO_PARITY: picked, and its deadline has not moved since.
+    pub(crate) protected: bool,
+}
+
+/// A processor's fair run queue beside its `RunQueue` (which holds the same threads).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FairRq {
+    /// The thread whose run time is being charged (`cfs_rq->curr`).
+    pub(crate) curr: Option<usize>,
+    pub(crate) exec_start: crate::units::Time,
+    /// `TIF_NEED_RESCHED`: the next chunk boundary of process context picks again.
+    pub(crate) need_resched: bool,
+    /// The average when the queue last emptied, where a thread waking alone is placed.
+    pub(crate) idle_v: i64,
 }
 
 /// A runnable thread's place: its class, then when it became runnable, then its id.
