@@ -83,3 +83,13 @@ def test_a_netperf_row_needs_a_known_test(tmp_path):
     f.write_text("id,preset,command,test,metric,value,tolerance\nx,ortiz2008-base,netperf,TCP_FOO,throughput_mbps,1,1%\n")
     with pytest.raises(Exception, match="test 'TCP_FOO'"):
         validation.load_reference(str(f))
+
+
+def test_a_fit_outside_a_quarter_to_four_times_its_start_is_a_structural_miss():
+    from nicsim.reffit import structural_misses
+
+    result = {"start": {"costs.scale.copy": 1.0, "costs.scale.os": 2.0}, "values": {"costs.scale.copy": 0.0009, "costs.scale.os": 7.9}}
+    misses = structural_misses(result)
+    assert len(misses) == 1 and "costs.scale.copy = 0.0009" in misses[0] and "structural miss" in misses[0]
+    result["values"]["costs.scale.os"] = 8.1
+    assert len(structural_misses(result)) == 2

@@ -100,6 +100,18 @@ def fit(rows: list[Row], keys: list[str], train: list[str] | None, sets: dict[st
             "training": trained, "held_out": held, "residuals": residuals(trained)}
 
 
+# A fitted value this far from where it started is not the host running faster or slower but
+# the model's structure differing from it: reported, never clamped (the optimiser is unbounded).
+PHYSICAL_RATIO = (0.25, 4.0)
+
+
+def structural_misses(result: dict[str, Any]) -> list[str]:
+    """The fitted keys that ended outside 0.25-4 times their start, as sentences."""
+    lo, hi = PHYSICAL_RATIO
+    return [f"structural miss: {k} = {v:g} is outside {lo:g}-{hi:g} times its start {result['start'][k]:g}"
+            for k, v in result["values"].items() if not lo <= v / result["start"][k] <= hi]
+
+
 def write_config(result: dict[str, Any], out: str, reference: str) -> None:
     """The fitted values as a configuration extending the rows' preset, with the fit's record."""
     tables: dict[str, dict[str, Any]] = {}
@@ -109,6 +121,7 @@ def write_config(result: dict[str, Any], out: str, reference: str) -> None:
     lines = [f"# Fitted by nicsim calibrate --reference {reference} --fit {','.join(result['keys'])}",
              f"# to the training rows {', '.join(r['id'] for r in result['training'])}; objective {result['objective']:g}",
              f"# ({result['optimiser']}, {result['evaluations']} evaluations).",
+             *[f"# {m}" for m in structural_misses(result)],
              f'preset = "{result["preset"]}"', ""]
     for table, kv in tables.items():
         lines.append(f"[{table}]")
@@ -162,5 +175,7 @@ def main_reference(args) -> int:
     result = fit(rows, keys, train, config_sets(args.config))
     if args.out:
         write_config(result, args.out, args.reference)
-    print(json.dumps(result, indent=1, default=str) if args.json else report(result))
-    return 0 if all(r["passed"] for r in result["training"]) else 1
+    misses = structural_misses(result)
+    print(json.dumps({**result, "structural_misses": misses}, indent=1, default=str) if args.json
+          else "\n".join([report(result), *misses]))
+    return 0 if all(r["passed"] for r in result["training"]) and not misses else 1
