@@ -171,3 +171,21 @@ def test_linux6_small_writes_on_one_cpu_join_segments_and_do_not_switch_per_writ
     # TCP_NODELAY: Nagle holds nothing back, so far more segments leave than with it.
     _, nodelay_segments, _ = _lo_64b_stream({"workload.netperf.nodelay": True})
     assert nodelay_segments > 2 * _lo_64b_stream()[1]
+
+
+def test_autocorking_holds_short_nodelay_writes_while_an_earlier_send_is_in_the_ring():
+    # TCP_NODELAY turns Nagle off; tcp_autocorking still joins 64-byte writes while an earlier
+    # send of the socket waits in the NIC's ring, and the ring's reclaim pushes them.
+    def segments_per_kib(autocork):
+        out = api.run("modern-10g", {**SHORT, "workload.netperf.msg_bytes": "64 B", "workload.netperf.nodelay": True,
+                                     "tcp.autocork": autocork})
+        return out["nodes"]["node0"]["data_segments_sent"] / (out["nodes"]["node1"]["app_bytes_read"] / 1024)
+
+    corked, uncorked = segments_per_kib(True), segments_per_kib(False)
+    assert uncorked > 10, uncorked  # nearly a segment a write: 16 a KiB
+    assert corked < uncorked / 4, (corked, uncorked)
+    # Loopback never corks: loopback_xmit orphans the skb, so nothing of the socket stays below.
+    lo = {"workload.netperf.msg_bytes": "64 B", "workload.netperf.nodelay": True, "workload.netperf.duration_ps": "20 ms",
+          "workload.netperf.warmup_ps": "5 ms", "cpu.count": 1}
+    a, b = (api.run("modern-x86-loopback", {**lo, "tcp.autocork": v})["nodes"]["node1"]["data_segments_sent"] for v in (True, False))
+    assert a == b

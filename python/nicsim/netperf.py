@@ -217,6 +217,11 @@ def print_netperf(out: dict, categories: tuple[str, ...]) -> None:
           f"{n['msg_bytes']} B messages, window {n['window_s']:.3f} s")
     sent = f" received of {n['aggregate']['sent_mbps']:,.1f} Mbps sent" if "sent_mbps" in n["aggregate"] else ""
     print(f"aggregate {n['aggregate'][rate_key]:,.1f} {unit}{sent}; Jain's fairness {n['fairness_jain']:.4f}")
+    b = n["aggregate"].get("bound")
+    if b and b["by"] == "processor":
+        print(f"bound by {b['processor']}, {b['utilisation']:.0%} busy; its largest stage {b['stage']} takes {b['stage_busy']:.0%} of the window")
+    elif b:
+        print("bound by the link" if b["by"] == "link" else "bound by neither the link nor a saturated processor")
     per = [c[rate_key] for c in n["per_connection"]]
     print(f"per connection: min {min(per):,.1f}, max {max(per):,.1f} {unit}")
     if "sender_dropped_mbps" in n["per_connection"][0]:

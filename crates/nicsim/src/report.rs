@@ -103,6 +103,39 @@ pub fn window_json(w: &World, win: &Window) -> (Value, Value) {
     (Value::Object(procs), Value::Object(nodes))
 }
 
+/// What holds a stream at its rate, from a window's processors (`window_json`): the link when
+/// the payload reaches 90% of its rate, else the busiest processor when it is saturated (at
+/// least 97% busy) with the stage that takes most of its time, else nothing the model
+/// saturates (the window, or the other end's pace).
+pub fn bound(procs: &Value, payload_bps: f64, link_bps: Option<f64>) -> Value {
+    if link_bps.is_some_and(|l| payload_bps >= 0.9 * l) {
+        return json!({"by": "link"});
+    }
+    let util = |p: &Value| p["utilisation"].as_f64().unwrap_or(0.0);
+    let busiest = procs
+        .as_object()
+        .and_then(|m| m.iter().max_by(|a, b| util(a.1).total_cmp(&util(b.1))));
+    match busiest {
+        Some((name, p)) if util(p) >= 0.97 => {
+            let stage = p["busy_by_stage"].as_object().and_then(|s| {
+                s.iter().max_by(|a, b| {
+                    a.1.as_f64()
+                        .unwrap_or(0.0)
+                        .total_cmp(&b.1.as_f64().unwrap_or(0.0))
+                })
+            });
+            json!({
+                "by": "processor",
+                "processor": name,
+                "utilisation": util(p),
+                "stage": stage.map(|s| s.0.clone()),
+                "stage_busy": stage.and_then(|s| s.1.as_f64()),
+            })
+        }
+        _ => json!({"by": "none"}),
+    }
+}
+
 /// A counter's change over a window of `secs`, as the figure its unit reports.
 fn figure(unit: Unit, v: f64, secs: f64, clock_hz: f64) -> Value {
     match unit {

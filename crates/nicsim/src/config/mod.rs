@@ -294,6 +294,9 @@ pub struct Tcp {
     pub congestion: Congestion,
     /// Which small segment Nagle's algorithm holds back.
     pub nagle: Nagle,
+    /// Linux's `tcp_autocorking`: a short write waits while an earlier send of the socket is
+    /// still below TCP (in the qdisc or the NIC's ring).
+    pub autocork: bool,
 }
 
 /// Nagle's rule for a segment shorter than the MSS (`tcp.nagle`).

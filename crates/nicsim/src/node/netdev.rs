@@ -6,7 +6,7 @@
 
 use crate::handoff::HandoffNic;
 use crate::hw::dma::DmaEngine;
-use crate::hw::frame::NodeAddr;
+use crate::hw::frame::{FlowId, NodeAddr};
 use crate::hw::nic::Nic;
 use crate::os::lock::SpinLock;
 use crate::stack::udp::UdpId;
@@ -40,6 +40,9 @@ pub struct NetDev {
     /// The transmit queue's spinlock (`dev->queue_lock`), with `smp.spinlocks`.
     pub(crate) queue_lock: SpinLock,
     pub(crate) udp_unreclaimed: VecDeque<(u64, UdpId, u64)>,
+    /// TCP data sends in the qdisc or the ring, by their place in `tx_queued` and their flow:
+    /// what `sk_wmem_alloc` still holds of each socket (`tcp.autocork`).
+    pub(crate) tcp_unreclaimed: VecDeque<(u64, FlowId)>,
     /// An affinity chosen by irqbalance, taken at the device's next interrupt (as writing
     /// /proc/irq/N/smp_affinity is: a poll in progress finishes where it runs).
     pub(crate) next_irq: Option<usize>,
@@ -82,6 +85,7 @@ impl NetDev {
             tx_reclaimed: 0,
             queue_lock: SpinLock::default(),
             udp_unreclaimed: VecDeque::new(),
+            tcp_unreclaimed: VecDeque::new(),
             next_irq: None,
             handoff: None,
         }

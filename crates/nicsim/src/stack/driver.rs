@@ -89,6 +89,15 @@ impl Node {
             self.stats.count_tx_drop(&f.hdr);
             return;
         }
+        if let Payload::Tcp(seg) = f.payload {
+            if seg.len > 0 && self.cfg.tcp.autocork {
+                if let Some(c) = self.conn_of(seg.flow) {
+                    self.conns[c].tx_below += 1;
+                    let dev = &mut self.devs[d];
+                    dev.tcp_unreclaimed.push_back((dev.tx_queued, seg.flow));
+                }
+            }
+        }
         let dev = &mut self.devs[d];
         dev.tx_queued += 1;
         if dev.nic.tx_used >= dev.nic.p.tx_ring_entries {
@@ -132,11 +141,34 @@ impl Node {
         if !dev.udp_unreclaimed.is_empty() {
             self.udp_reclaimed(p, d);
         }
+        self.tcp_reclaimed(eng, p, d);
         while self.devs[d].nic.tx_used < self.devs[d].nic.p.tx_ring_entries {
             let Some(f) = self.devs[d].qdisc.pop_front() else {
                 break;
             };
             self.post_tx(eng, d, f);
+        }
+    }
+
+    /// TCP sends of device `d` reclaimed on `p` (`tcp_wfree`): a socket that corked a send
+    /// behind them pushes it now, from the TSQ tasklet on this processor (`tcp_tsq_write`).
+    fn tcp_reclaimed(&mut self, eng: &mut Engine<Ev>, p: usize, d: DevId) {
+        let reclaimed = self.devs[d].tx_reclaimed;
+        while let Some(&(seq, flow)) = self.devs[d].tcp_unreclaimed.front() {
+            if seq >= reclaimed {
+                break;
+            }
+            self.devs[d].tcp_unreclaimed.pop_front();
+            let Some(c) = self.conn_of(flow) else {
+                continue;
+            };
+            let conn = &mut self.conns[c];
+            conn.tx_below = conn.tx_below.saturating_sub(1);
+            if std::mem::take(&mut conn.corked) {
+                let segs = self.tcp_mut(c).output(eng.now());
+                self.sq[p].xmit.extend(segs);
+                self.raise_softirq_local(p);
+            }
         }
     }
 

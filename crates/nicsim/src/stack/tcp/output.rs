@@ -41,6 +41,13 @@ impl Tcp {
         (goal - goal % mss).max(mss)
     }
 
+    /// `tcp_should_autocork` less its `sk_wmem_alloc` test (the caller's): the unsent tail is
+    /// shorter than the size goal and data is in flight.
+    pub fn should_autocork(&self) -> bool {
+        let unsent = self.write_seq.saturating_sub(self.snd_nxt);
+        unsent > 0 && unsent < self.size_goal() && self.snd_nxt > self.snd_una
+    }
+
     /// The application wrote `len` bytes (already copied into the socket).
     pub fn write(&mut self, len: u64, push: bool) {
         let mut left = len;

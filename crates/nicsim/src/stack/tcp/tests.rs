@@ -38,6 +38,7 @@ pub(super) mod tests_support {
             congestion: crate::config::Congestion::Newreno,
             somaxconn: 128,
             nagle: crate::config::Nagle::Rfc896,
+            autocork: false,
         }
     }
 }

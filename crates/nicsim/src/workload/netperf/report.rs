@@ -3,7 +3,7 @@
 
 use super::{jain, percentile, Instance, Netperf};
 use crate::config::NetperfTest;
-use crate::report::window_json;
+use crate::report::{bound, window_json};
 use crate::system::World;
 use serde_json::{json, Value};
 
@@ -72,6 +72,10 @@ impl Netperf {
             Value::Null
         };
         let (procs, nodes) = window_json(w, window);
+        if !rr {
+            let link = (!w.cfg.topology.loopback).then_some(w.cfg.link.rate_bps.0 as f64);
+            aggregate["bound"] = bound(&procs, total * 1e6, link);
+        }
         let mut out = json!({
             "netperf": {
                 "test": self.test_name(),
