@@ -38,9 +38,12 @@ fn per_unit_s(budget_s: f64, mut batch: impl FnMut(u64)) -> f64 {
     }
 }
 
-/// A buffer of `size_bytes` whose pages are all touched (no first-touch fault is timed).
+/// A buffer of `size_bytes` whose pages are all written (a zeroed allocation maps the shared
+/// zero page until each page's first write, whose fault must not be timed).
 fn touched(size_bytes: usize, fill: u8) -> Vec<u8> {
-    vec![fill; size_bytes.max(1)]
+    let mut v = vec![0u8; size_bytes.max(1)];
+    v.fill(fill | 1);
+    black_box(v)
 }
 
 /// `memcpy` bandwidth, bytes copied per second, copying `size_bytes` from one buffer to
@@ -49,6 +52,7 @@ fn touched(size_bytes: usize, fill: u8) -> Vec<u8> {
 pub fn memcpy_bytes_per_s(size_bytes: usize, budget_s: f64) -> f64 {
     let src = touched(size_bytes, 0x5a);
     let mut dst = touched(size_bytes, 0);
+    dst.copy_from_slice(&src);
     let s = per_unit_s(budget_s, |k| {
         for _ in 0..k {
             dst.copy_from_slice(black_box(&src));
@@ -314,11 +318,14 @@ const LINE_WORDS: usize = 64 / std::mem::size_of::<usize>();
 pub fn load_latency_ns(size_bytes: usize, budget_s: f64) -> f64 {
     let lines = (size_bytes / 64).max(2);
     let mut buf = vec![0usize; lines * LINE_WORDS];
-    // SAFETY: advice on memory we own; failure (no THP) changes nothing but the TLB's share.
+    // SAFETY: advice on the pages holding memory we own (the start rounded down to its page,
+    // as madvise wants); failure (no THP) changes nothing but the TLB's share.
     unsafe {
+        let start = buf.as_mut_ptr() as usize;
+        let page = start & !4095;
         libc::madvise(
-            buf.as_mut_ptr().cast(),
-            buf.len() * std::mem::size_of::<usize>(),
+            page as *mut libc::c_void,
+            buf.len() * std::mem::size_of::<usize>() + (start - page),
             libc::MADV_HUGEPAGE,
         )
     };
