@@ -3,7 +3,8 @@
 the rules of docs/real-host.md §1a, extending `modern-x86-loopback`. Nothing here is fitted to a
 netperf or iperf3 row.
 
-Primitives (`measure()`): memcpy and pipe copy bandwidth (user to kernel with `write()`, kernel
+Primitives (`measure()`; bandwidths the best and latencies the least of three runs, the round
+trips the median of five): memcpy and pipe copy bandwidth (user to kernel with `write()`, kernel
 to user with `read()`) at working sets from 4 KiB to well past the last-level cache; the entry
 and exit of a system call that does nothing (getppid); a one-byte pipe round trip between two
 processes pinned to one CPU and to two; the latency of a dependent load within L1 and past the
@@ -49,7 +50,8 @@ NEAR_COPY_BYTES = 256 * KiB
 # "entry_SYSCALL_64 ... sysretq ~160" in the linux6-x86_64 profile's rx_syscall source.
 ENTRY_EXIT_INSTRUCTIONS = 160.0
 PRESET = "modern-x86-loopback"
-BUDGET_S = 0.15  # per bandwidth or latency figure
+BUDGET_S = 0.3  # per bandwidth or latency figure, shared by its BEST_OF runs
+BEST_OF = 3
 ROUND_TRIPS, WARM_TRIPS, REPEATS = 20000, 2000, 5
 
 
@@ -93,11 +95,12 @@ def measure(budget_s: float = BUDGET_S, round_trips: int = ROUND_TRIPS, repeats:
         cpus = _core.host_allowed_cpus()
         llc = llc_bytes()
         sizes = (*NEAR_SIZES, far_size_bytes(llc))
-        memcpy = {s: _core.host_memcpy_bytes_per_s(s, budget_s) for s in sizes}
-        pipe = {s: _core.host_pipe_copy(s, min(s, PIPE_CHUNK_BYTES), budget_s) for s in sizes}
-        syscall = statistics.median(_core.host_syscall_ns(budget_s / 3) for _ in range(3))
-        load_near = _core.host_load_latency_ns(16 * KiB, budget_s)
-        load_far = _core.host_load_latency_ns(sizes[-1], 2 * budget_s)
+        # Noise on a shared machine only slows a primitive: each figure is the best of BEST_OF.
+        memcpy = {s: max(_core.host_memcpy_bytes_per_s(s, budget_s / BEST_OF) for _ in range(BEST_OF)) for s in sizes}
+        pipe = {s: _best_pipe(s, budget_s) for s in sizes}
+        syscall = min(_core.host_syscall_ns(budget_s / BEST_OF) for _ in range(BEST_OF))
+        load_near = min(_core.host_load_latency_ns(16 * KiB, budget_s / BEST_OF) for _ in range(BEST_OF))
+        load_far = min(_core.host_load_latency_ns(sizes[-1], 2 * budget_s / BEST_OF) for _ in range(BEST_OF))
         same, cross = [], []
         for _ in range(repeats):
             same.append(_core.host_round_trip_ns(cpus[0], cpus[0], round_trips, WARM_TRIPS))
@@ -121,6 +124,15 @@ def measure(budget_s: float = BUDGET_S, round_trips: int = ROUND_TRIPS, repeats:
         "round_trip_same_cpu_ns": statistics.median(same),
         "round_trip_cross_cpu_ns": statistics.median(cross) if cross else None,
     }
+
+
+def _best_pipe(size_bytes: int, budget_s: float) -> dict[str, float]:
+    """The pipe copy at one working set: each direction's fastest of BEST_OF runs."""
+    from . import _core
+
+    runs = [_core.host_pipe_copy(size_bytes, min(size_bytes, PIPE_CHUNK_BYTES), budget_s / BEST_OF) for _ in range(BEST_OF)]
+    return {"chunk_bytes": runs[0]["chunk_bytes"], "write_ns": min(r["write_ns"] for r in runs),
+            "read_ns": min(r["read_ns"] for r in runs)}
 
 
 def _marginal_ns_per_byte(times_ns: dict[int, float], what: str) -> float:

@@ -27,7 +27,10 @@ def config_sets(path: str | None) -> dict[str, Any]:
     they apply on top of every row's own preset."""
     if not path:
         return {}
-    doc, _ = load_file(Path(path))
+    try:
+        doc, _ = load_file(Path(path))
+    except ConfigError as e:
+        raise ConfigError(f"--config: {e}") from None
     doc.pop("description", None)
     return flatten(doc)
 
