@@ -160,3 +160,20 @@ def test_a_cycle_or_a_missing_file_is_one_line_naming_the_files(tmp_path):
     (tmp_path / "d.toml").write_text('preset = "no-such-preset"\n')
     with pytest.raises(ConfigError, match="no preset or file named 'no-such-preset'"):
         resolve(str(tmp_path / "d.toml"))
+
+
+def test_calibrates_profile_over_the_host_file_runs_directly(tmp_path):
+    """calibrate --config host.toml --out mine.toml keeps the host's keys under the fitted ones."""
+    from nicsim.reffit import config_sets, write_config
+
+    p = recorded()
+    host = tmp_path / "host.toml"
+    host.write_text(hostfacts.host_toml(p, hostfacts.derive(p)))
+    result = {"base": config_sets(str(host)), "values": {"costs.scale.copy": 0.8}, "keys": ["costs.scale.copy"],
+              "training": [{"id": "lo.tcp_stream.65536B.throughput_mbps"}], "objective": 0.0, "optimiser": "Nelder-Mead",
+              "evaluations": 1, "preset": "modern-x86-loopback"}
+    mine = tmp_path / "mine.toml"
+    write_config(result, str(mine), "ref.csv")
+    r, h = resolve(str(mine)), resolve(str(host))
+    assert r.costs["scale"]["copy"] == 0.8 and r.costs["scale"]["os"] == h.costs["scale"]["os"]
+    assert r.costs["stages"]["rx_copy"] == h.costs["stages"]["rx_copy"] and r.values["mem.hit_ratio"] == h.values["mem.hit_ratio"]
