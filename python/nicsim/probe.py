@@ -9,7 +9,11 @@ TCP_RR (Python: its per-transaction cost is the interpreter's as much as the ker
 row's source says so). CPU load per run from `/proc/stat` (every CPU, busy over total); with
 `--perf`, the kernel's copy, TCP/IP, driver and OS shares from `perf record -a` (perfshare.py). Each
 point is run `repeats` times; the file gets the median, with the spread as its tolerance
-(at least 5%). Only loopback and probe's own namespaces are ever used."""
+(at least 5%). Only loopback and probe's own namespaces are ever used.
+
+`--host-out FILE` (alone, or beside `--out`) measures the host's own primitives in compiled
+code instead, with no tool needed, and writes the configuration derived from them by stated
+rules (hostfacts.py, docs/real-host.md §1a)."""
 from __future__ import annotations
 
 import contextlib
@@ -281,7 +285,7 @@ def main_probe(argv: list[str]) -> int:
     p.add_argument("--perf", action="store_true", help="also record each run with perf record -a and write the kernel's copy, TCP/IP, "
                    "driver and OS shares as share.CATEGORY rows (when perf works)")
     p.add_argument("--host-out", help="measure the host's primitives in compiled code (copy bandwidths, system call, wake-ups, "
-                   "memory latency, CPU count and clock; about 15 s, no netperf or iperf3) and write the configuration derived "
+                   "memory latency, CPU count and clock; about 20 s, no netperf or iperf3) and write the configuration derived "
                    "from them (TOML extending modern-x86-loopback; rules in docs/real-host.md, hostfacts.py); alone, only this")
     a = p.parse_args(argv)
     if a.out is None and a.host_out is None:
@@ -299,15 +303,14 @@ def main_probe(argv: list[str]) -> int:
             raise ConfigError(f"probe {arg}: {text!r} is not a list of sizes such as '1 KiB,64 KiB'") from None
 
     stream, rr = sizes(a.stream_sizes, "--stream-sizes"), sizes(a.rr_sizes, "--rr-sizes")
+    if a.out is not None:
+        rows = probe(stream, rr, a.seconds, a.repeats, a.veth, perf=a.perf)
+        write_rows(rows, a.out)
+        for r in rows:
+            print(f"{r['id']:<40} {r['value']:>12} ± {r['tolerance']:<5} {r['source']}")
+        print(f"# {len(rows)} rows written to {a.out}")
     if a.host_out:
         from .hostfacts import write_host
 
         write_host(a.host_out, PRESETS["lo"])
-    if a.out is None:
-        return 0
-    rows = probe(stream, rr, a.seconds, a.repeats, a.veth, perf=a.perf)
-    write_rows(rows, a.out)
-    for r in rows:
-        print(f"{r['id']:<40} {r['value']:>12} ± {r['tolerance']:<5} {r['source']}")
-    print(f"# {len(rows)} rows written to {a.out}")
     return 0
