@@ -99,25 +99,8 @@ def test_kernel_symbols_go_to_the_stage_categories_and_idle_and_user_samples_to_
     assert perfshare.shares("     100.00%  [.] main\n") is None
 
 
-def test_the_host_file_extends_the_loopback_preset_with_what_was_measured(tmp_path):
+def test_the_cpuinfo_clock_is_the_first_cpu_mhz_line():
     from nicsim import hostfacts
-    from nicsim.config import resolve
 
     assert hostfacts.cpu_clock_hz("processor\t: 0\ncpu MHz\t\t: 2445.406\n") == pytest.approx(2445.406e6)
     assert hostfacts.cpu_clock_hz("processor\t: 0\n") is None
-    host = tmp_path / "host.toml"
-    host.write_text(hostfacts.host_toml("modern-x86-loopback", 2, 2445.4e6, wake_s=3.6e-6, ipi_latency_s=0.5e-6))
-    r = resolve(str(host))
-    # The measured extra less the model's own IPI delivery; the rest is the preset's.
-    assert float(r.values["sched.wake_latency_ps"]) == pytest.approx(3.1e6)
-    assert int(r.values["cpu.count"]) == 2 and float(r.values["cpu.clock_hz"]) == pytest.approx(2445e6)
-    assert r.values["nic.mtu_bytes"] == resolve("modern-x86-loopback").values["nic.mtu_bytes"]
-
-
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
-def test_the_wake_up_measurement_leaves_the_process_where_it_may_run():
-    from nicsim import hostfacts
-
-    before = os.sched_getaffinity(0)
-    extra = hostfacts.cross_cpu_wake_s(repeats=1, n=200, warm=20)
-    assert extra >= 0 and os.sched_getaffinity(0) == before

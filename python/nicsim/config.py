@@ -26,16 +26,19 @@ COST_DEFAULTS = {"locks": 0, "ipc": 1.0}
 CATEGORIES = ("copy", "tcpip", "driver", "os", "app", "conn")
 
 
-def _read_toml(path: Path, what: str) -> dict:
+def _read_toml(path: Path, what: str, where: str = "") -> dict:
+    """A TOML file; any failure is one line naming it (`where` says who named it)."""
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
     except FileNotFoundError:
-        raise ConfigError(f"{what} {str(path)!r} not found") from None
+        raise ConfigError(f"{what} {str(path)!r}{where} not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{what} {str(path)!r}{where} is a folder, not a file") from None
     except OSError as e:
-        raise ConfigError(f"{what} {str(path)!r} cannot be read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{what} {str(path)!r} is not valid TOML: {e}") from None
+        raise ConfigError(f"{what} {str(path)!r}{where} cannot be read: {e.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{what} {str(path)!r}{where} is not valid TOML: {e}") from None
 
 
 def preset_names() -> list[str]:
@@ -52,6 +55,34 @@ def load_preset(name: str) -> dict:
     if "preset" in doc:  # a variant: its base preset's settings, then its own
         return _deep_merge(load_preset(doc.pop("preset")), doc)
     return doc
+
+
+def is_file_ref(value: str) -> bool:
+    """Whether a configuration's `preset` names another configuration file (a value ending in
+    `.toml`, a path relative to the file that names it) rather than a built-in preset."""
+    return value.endswith(".toml")
+
+
+def load_file(path: Path, chain: tuple[Path, ...] = ()) -> tuple[dict, str | None]:
+    """Configuration file `path` with every file it extends merged under it: a file's `preset`
+    may name another configuration file by its path, relative to the naming file's folder
+    (`preset = "host.toml"`), which may extend another in turn, down to a built-in preset or
+    none. Returns the merged document without `preset`, and the built-in preset the chain ends
+    at (None if it ends at a file that names none). A file met twice is a cycle."""
+    real = path.resolve()
+    if real in chain:
+        names = " -> ".join(str(c) for c in (*chain, real))
+        raise ConfigError(f"configuration file {str(path)!r} extends itself: {names}")
+    doc = _read_toml(path, "configuration file", f" (the preset of {str(chain[-1])!r})" if chain else "")
+    base = doc.pop("preset", None)
+    if base is None:
+        return doc, None
+    if not isinstance(base, str) or not base:
+        raise ConfigError(f"configuration file {str(path)!r}: preset = {base!r} must name a preset or a .toml file")
+    if not is_file_ref(base):
+        return doc, base
+    parent, preset = load_file(path.parent / base, (*chain, real))
+    return _deep_merge(parent, doc), preset
 
 
 def _deep_merge(base: dict, over: dict) -> dict:
@@ -182,16 +213,22 @@ def resolve(source: str | Path | dict | None = None, sets: dict[str, Any] | Iter
     if isinstance(source, dict):
         layer = dict(source)
         if "preset" in layer:
-            raw.update(flatten(load_preset(layer.pop("preset"))))
+            base_name = str(layer.pop("preset"))
+            if is_file_ref(base_name):  # a file, relative to the working folder
+                doc, preset = load_file(Path(base_name))
+                raw.update(flatten(_without_meta(load_preset(preset))) if preset else {})
+                raw.update(flatten(_without_meta(doc)))
+            else:
+                raw.update(flatten(load_preset(base_name)))
         raw.update(flatten(layer))
         name = "dict"
     elif source is not None:
         s = str(source)
         path = Path(s)
         if s.endswith(".toml") or path.exists():
-            doc = _read_toml(path, "configuration file")
-            if "preset" in doc:
-                base = load_preset(doc.pop("preset"))
+            doc, preset = load_file(path)
+            if preset is not None:
+                base = load_preset(preset)
                 description = base.get("description")
                 raw.update(flatten(_without_meta(base)))
             description = doc.pop("description", description)

@@ -9,7 +9,11 @@ TCP_RR (Python: its per-transaction cost is the interpreter's as much as the ker
 row's source says so). CPU load per run from `/proc/stat` (every CPU, busy over total); with
 `--perf`, the kernel's copy, TCP/IP, driver and OS shares from `perf record -a` (perfshare.py). Each
 point is run `repeats` times; the file gets the median, with the spread as its tolerance
-(at least 5%). Only loopback and probe's own namespaces are ever used."""
+(at least 5%). Only loopback and probe's own namespaces are ever used.
+
+`--host-out FILE` (alone, or beside `--out`) measures the host's own primitives in compiled
+code instead, with no tool needed, and writes the configuration derived from them by stated
+rules (hostfacts.py, docs/real-host.md §1a)."""
 from __future__ import annotations
 
 import contextlib
@@ -272,7 +276,7 @@ def main_probe(argv: list[str]) -> int:
             raise ConfigError(f"probe: {message}")
 
     p = Parser(prog="nicsim probe", description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True, help="reference file to write (CSV, the columns of nicsim validate --reference)")
+    p.add_argument("--out", help="reference file to write (CSV, the columns of nicsim validate --reference) from netperf or iperf3 runs")
     p.add_argument("--stream-sizes", default="1 KiB,16 KiB,64 KiB", help="TCP_STREAM send sizes (default 1 KiB,16 KiB,64 KiB)")
     p.add_argument("--rr-sizes", default="1 B,1 KiB", help="TCP_RR request and response sizes (default 1 B,1 KiB)")
     p.add_argument("--seconds", type=float, default=3.0, help="length of each run (default 3)")
@@ -280,9 +284,12 @@ def main_probe(argv: list[str]) -> int:
     p.add_argument("--veth", action="store_true", help="also over a veth pair between two namespaces probe creates and removes (root)")
     p.add_argument("--perf", action="store_true", help="also record each run with perf record -a and write the kernel's copy, TCP/IP, "
                    "driver and OS shares as share.CATEGORY rows (when perf works)")
-    p.add_argument("--host-out", help="also write this host as a configuration (TOML) extending the loopback preset: CPU count, "
-                   "clock, and the measured cross-CPU wake-up as sched.wake_latency_ps (hostfacts.py)")
+    p.add_argument("--host-out", help="measure the host's primitives in compiled code (copy bandwidths, system call, wake-ups, "
+                   "memory latency, CPU count and clock; about 20 s, no netperf or iperf3) and write the configuration derived "
+                   "from them (TOML extending modern-x86-loopback; rules in docs/real-host.md, hostfacts.py); alone, only this")
     a = p.parse_args(argv)
+    if a.out is None and a.host_out is None:
+        raise ConfigError("probe: give --out FILE (netperf or iperf3 rows), --host-out FILE (the host's primitives), or both")
     if not 0.2 <= a.seconds <= 600 or not 1 <= a.repeats <= 50:
         raise ConfigError("probe: --seconds 0.2 to 600 and --repeats 1 to 50")
     for arg, path in (("--out", a.out), ("--host-out", a.host_out)):
@@ -295,27 +302,15 @@ def main_probe(argv: list[str]) -> int:
         except (ValueError, ConfigError):
             raise ConfigError(f"probe {arg}: {text!r} is not a list of sizes such as '1 KiB,64 KiB'") from None
 
-    rows = probe(sizes(a.stream_sizes, "--stream-sizes"), sizes(a.rr_sizes, "--rr-sizes"), a.seconds, a.repeats, a.veth,
-                 perf=a.perf)
-    write_rows(rows, a.out)
-    for r in rows:
-        print(f"{r['id']:<40} {r['value']:>12} ± {r['tolerance']:<5} {r['source']}")
-    print(f"# {len(rows)} rows written to {a.out}")
+    stream, rr = sizes(a.stream_sizes, "--stream-sizes"), sizes(a.rr_sizes, "--rr-sizes")
+    if a.out is not None:
+        rows = probe(stream, rr, a.seconds, a.repeats, a.veth, perf=a.perf)
+        write_rows(rows, a.out)
+        for r in rows:
+            print(f"{r['id']:<40} {r['value']:>12} ± {r['tolerance']:<5} {r['source']}")
+        print(f"# {len(rows)} rows written to {a.out}")
     if a.host_out:
-        write_host(a.host_out)
+        from .hostfacts import write_host
+
+        write_host(a.host_out, PRESETS["lo"])
     return 0
-
-
-def write_host(path: str) -> None:
-    """`--host-out`: the host's facts and its measured cross-CPU wake-up (hostfacts.py), as a
-    configuration extending the loopback preset; the model's IPI delivery is read from it."""
-    import os
-
-    from .config import resolve
-    from .hostfacts import cpu_clock_hz, cross_cpu_wake_s, host_toml
-
-    preset = PRESETS["lo"]
-    ipi_s = float(resolve(preset).values["apic.ipi_latency_ps"]) * 1e-12
-    wake_s = cross_cpu_wake_s()
-    Path(path).write_text(host_toml(preset, len(os.sched_getaffinity(0)), cpu_clock_hz(), wake_s, ipi_s))
-    print(f"# host written to {path}: a cross-CPU wake-up {wake_s * 1e6:.2f} us dearer than a same-CPU one")

@@ -10,7 +10,6 @@ edge of a row's tolerance). Optimiser: scipy's Nelder–Mead over the logs of th
 initial step of 0.2 and at most `max_evals` evaluations."""
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from .calibrate import objective, residuals
-from .config import BY_KEY, flatten, resolve
+from .config import BY_KEY, flatten, load_file, resolve
 from .errors import ConfigError
 from .validation import Measurer, Row, check_row
 
@@ -28,14 +27,10 @@ def config_sets(path: str | None) -> dict[str, Any]:
     they apply on top of every row's own preset."""
     if not path:
         return {}
-    p = Path(path)
     try:
-        doc = tomllib.loads(p.read_text())
-    except OSError as e:
-        raise ConfigError(f"--config: {path!r} cannot be read: {e.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"--config: {path!r} is not valid TOML: {e}") from None
-    doc.pop("preset", None)
+        doc, _ = load_file(Path(path))
+    except ConfigError as e:
+        raise ConfigError(f"--config: {e}") from None
     doc.pop("description", None)
     return flatten(doc)
 

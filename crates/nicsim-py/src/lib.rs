@@ -7,6 +7,8 @@
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+mod host;
+
 fn to_py(e: nicsim::Error) -> PyErr {
     match e {
         nicsim::Error::Config(m) => PyValueError::new_err(m),
@@ -51,6 +53,13 @@ fn hardware_latencies(config_json: &str, payload_bytes: u64) -> PyResult<String>
 #[pyfunction]
 fn derived_defaults(mtu_bytes: u64, timestamps: bool, rate_bps: u64) -> PyResult<String> {
     nicsim::api::defaults_json(mtu_bytes, timestamps, rate_bps).map_err(to_py)
+}
+
+/// One job of cost stage `stage` over `bytes` bytes and `count` packets on cpu0, in ps, as the
+/// core prices it without contention (`nicsim::derived::stage_ps`).
+#[pyfunction]
+fn stage_ps(config_json: &str, stage: &str, bytes: f64, count: f64) -> PyResult<f64> {
+    nicsim::api::stage_ps(config_json, stage, bytes, count).map_err(to_py)
 }
 
 /// A configuration as the core parsed it, serialised back (JSON).
@@ -99,6 +108,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hardware_latencies, m)?)?;
     m.add_function(wrap_pyfunction!(derived_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(parsed_config, m)?)?;
+    m.add_function(wrap_pyfunction!(stage_ps, m)?)?;
+    host::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

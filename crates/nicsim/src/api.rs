@@ -76,6 +76,11 @@ pub fn hardware_latencies_json(config_json: &str, payload_bytes: u64) -> Result<
     to_json(&derived::hardware_latencies(&cfg, payload_bytes).map_err(Error::Config)?)
 }
 
+/// `derived::stage_ps` of a configuration document: one job of a stage on cpu0, in ps.
+pub fn stage_ps(config_json: &str, stage: &str, bytes: f64, count: f64) -> Result<f64, Error> {
+    derived::stage_ps(&physical_config(config_json)?, stage, bytes, count).map_err(Error::Config)
+}
+
 /// A configuration document as the core parsed it, serialised back: every field the core
 /// holds, with the value it will use (for the parameter contract test).
 pub fn parsed_config_json(config_json: &str) -> Result<String, Error> {
@@ -94,6 +99,16 @@ mod tests {
             serde_json::from_str(&defaults_json(1500, true, 1_000_000_000).unwrap()).unwrap();
         assert_eq!(v["mss_bytes"], 1448);
         assert!(derived_json("{}").is_err());
+        let fixture = include_str!("../tests/fixtures/base-short.json");
+        // rx_syscall of the ortiz2008 fixture: (i_pkt·CPI + r_pkt·t_mean) cycles at its clock.
+        let cfg = parse_config(fixture).unwrap();
+        let c = cfg.costs.rx_syscall;
+        let t_mean = derived::host_memory_model(&cfg).mean_cycles();
+        let cycles = cfg.costs.scale.os * (c.i_pkt / c.ipc * cfg.cpu.cpi + c.r_pkt * t_mean);
+        let want = cycles * 1e12 / cfg.cpu.clock_hz.0 as f64;
+        let got = stage_ps(fixture, "rx_syscall", 0.0, 1.0).unwrap();
+        assert!((got - want).abs() < 1e-6 * want, "{got} vs {want}");
+        assert!(stage_ps(fixture, "no_such_stage", 0.0, 1.0).is_err());
         let text = include_str!("../tests/fixtures/base-short.json");
         let d: serde_json::Value = serde_json::from_str(&derived_json(text).unwrap()).unwrap();
         assert!(d["nic_cpu_alpha"].is_null());

@@ -291,6 +291,20 @@ pub fn dma_transfer_ps(cfg: &Config, bytes: u64) -> u64 {
     t.ps()
 }
 
+/// One job of stage `name` over `bytes` bytes and `count` packets on host CPU 0, in ps, as its
+/// processor prices it with no contention and no register access: the scaled instruction-
+/// cycles at the CPU's CPI, then the references at the mean access time (mode A's t_mean).
+pub fn stage_ps(cfg: &Config, name: &str, bytes: f64, count: f64) -> Result<f64, String> {
+    let stage = cfg
+        .costs
+        .stage(name)
+        .ok_or_else(|| format!("no cost stage named {name:?}"))?;
+    let (cycles, refs) = stage.work(&cfg.costs.scale, bytes, count);
+    let p = ProcName::Cpu(0);
+    let stall = host_memory_model(cfg).stall_cycles(refs);
+    Ok((cycles * cpi(cfg, p) + stall) * 1e12 / clock(cfg, p).0 as f64)
+}
+
 /// `payload_bytes` in one frame (a payload above the MSS is priced as one oversized frame).
 pub fn hardware_latencies(cfg: &Config, payload_bytes: u64) -> Result<HardwareLatencies, String> {
     let receiver = cfg

@@ -46,6 +46,20 @@ pub struct StageCost {
     pub id: u8,
 }
 
+impl StageCost {
+    /// The instruction-cycles (before the processor's CPI) and references of one job of this
+    /// stage over `bytes` bytes and `count` packets, its category's scale applied: the one
+    /// place a stage's work is priced.
+    #[inline]
+    pub fn work(&self, scale: &Scale, bytes: f64, count: f64) -> (f64, f64) {
+        let s = scale.of(self.category);
+        (
+            s * (self.i_pkt * count + self.i_byte * bytes) / self.ipc,
+            s * (self.r_pkt * count + self.r_byte * bytes),
+        )
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scale {
@@ -222,7 +236,30 @@ pub const STAGE_NAMES: [&str; 55] = [
     "wake_activate",
 ];
 
+impl Scale {
+    /// The scale of a category (application work is never scaled).
+    #[inline]
+    pub fn of(&self, c: Category) -> f64 {
+        match c {
+            Category::Copy => self.copy,
+            Category::Tcpip => self.tcpip,
+            Category::Driver => self.driver,
+            Category::Os => self.os,
+            Category::App => 1.0,
+            Category::Conn => self.conn,
+        }
+    }
+}
+
 impl Costs {
+    /// A stage by its name (`STAGE_NAMES`), or None.
+    pub fn stage(&self, name: &str) -> Option<StageCost> {
+        let i = STAGE_NAMES.iter().position(|n| *n == name)?;
+        let mut c = self.clone();
+        let s = *c.stages_mut()[i];
+        Some(s)
+    }
+
     /// Every stage, in declaration order: the order their ids and code are laid out in.
     pub fn stages_mut(&mut self) -> [&mut StageCost; 55] {
         [

@@ -14,7 +14,7 @@ pub mod netdev;
 pub mod record;
 pub mod stats;
 
-use crate::config::{Category, Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost};
+use crate::config::{Config, Costs, DeviceIrqs, MemMode, NicIrq, ProcName, StageCost};
 use crate::derived;
 use crate::handoff::HandoffNic;
 use crate::hw::apic::Apic;
@@ -112,18 +112,11 @@ pub type Wire = Fabric<Payload>;
 
 #[inline]
 pub(crate) fn scaled(c: &StageCost, costs: &Costs, bytes: f64, count: f64) -> Piece {
-    let s = match c.category {
-        Category::Copy => costs.scale.copy,
-        Category::Tcpip => costs.scale.tcpip,
-        Category::Driver => costs.scale.driver,
-        Category::Os => costs.scale.os,
-        Category::App => 1.0,
-        Category::Conn => costs.scale.conn,
-    };
+    let (cycles, refs) = c.work(&costs.scale, bytes, count);
     Piece {
         cat: Some(c.category),
-        cycles: s * (c.i_pkt * count + c.i_byte * bytes) / c.ipc,
-        refs: s * (c.r_pkt * count + c.r_byte * bytes),
+        cycles,
+        refs,
         pio_reads: register_accesses(c.pio_reads, count),
         pio_writes: register_accesses(c.pio_writes, count),
         touches: Touches::Private,
