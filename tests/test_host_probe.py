@@ -171,7 +171,7 @@ def test_calibrates_profile_over_the_host_file_runs_directly(tmp_path):
     host.write_text(hostfacts.host_toml(p, hostfacts.derive(p)))
     result = {"base": config_sets(str(host)), "values": {"costs.scale.copy": 0.8}, "keys": ["costs.scale.copy"],
               "training": [{"id": "lo.tcp_stream.65536B.throughput_mbps"}], "objective": 0.0, "optimiser": "Nelder-Mead",
-              "evaluations": 1, "preset": "modern-x86-loopback"}
+              "evaluations": 1, "preset": "modern-x86-loopback", "start": {"costs.scale.copy": 1.0}}
     mine = tmp_path / "mine.toml"
     write_config(result, str(mine), "ref.csv")
     r, h = resolve(str(mine)), resolve(str(host))
