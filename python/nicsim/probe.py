@@ -256,13 +256,16 @@ def _share_rows(path: str, test: str, size: int, cuts: list[dict[str, float]], p
 def _rows(path: str, test: str, size: int, runs: list[tuple[float, float, str]], preset: str) -> list[dict]:
     metric = "throughput_mbps" if test == "TCP_STREAM" else "transactions_per_s"
     source = f"nicsim probe: {runs[0][2]} over {path}"
-    return [_row(path, test, size, preset, name, vals, 6, source)
+    rows = [_row(path, test, size, preset, name, vals, 6, source)
             for name, vals in ((metric, [r[0] for r in runs]), ("cpu_util", [r[1] for r in runs]))]
+    # iperf3's server reads its block size (the client's -l), where netserver reads 128 KiB.
+    recv = f"{size} B" if runs[0][2] == "iperf3" and test == "TCP_STREAM" else ""
+    return [{**r, "recv_size": recv} for r in rows]
 
 
 def write_rows(rows: list[dict], out: str) -> None:
-    cols = ["id", "preset", "command", "test", "msg_size", "metric", "value", "tolerance", "role", "source"]
-    lines = [",".join(cols)] + [",".join(f'"{r[c]}"' if "," in r[c] else r[c] for c in cols) for r in rows]
+    cols = ["id", "preset", "command", "test", "msg_size", "recv_size", "metric", "value", "tolerance", "role", "source"]
+    lines = [",".join(cols)] + [",".join(f'"{r.get(c, "")}"' if "," in r.get(c, "") else r.get(c, "") for c in cols) for r in rows]
     Path(out).write_text("\n".join(lines) + "\n")
 
 

@@ -57,9 +57,12 @@ class Row:
     tolerance: str
     role: str = "check"  # target | training | held-out | check | user
     source: str = ""
-    # netperf rows: the test and its message size (netperf -m / -r).
+    # netperf rows: the test and its message size (netperf -m / -r), and what the receiver's
+    # recv asks for when the tool is not netserver (iperf3 reads its block size; empty: the
+    # preset's workload.netperf.recv_bytes).
     test: str = ""
     msg_size: str = ""
+    recv_size: str = ""
 
 
 # calibration.md §3 (T1–T5) and its §1.1 training rows P1–P3 (issue: placement fidelity).
@@ -108,11 +111,13 @@ class Measurer:
 
     def netperf(self, row: Row) -> float:
         """A netperf row's figure, from one run per (preset, test, size)."""
-        key = (row.preset, f"netperf {row.test} {row.msg_size}")
+        key = (row.preset, f"netperf {row.test} {row.msg_size} {row.recv_size}")
         if key not in self.cache:
             from .netperf import netperf_sets, run_netperf
 
             sets = netperf_sets(dict(self.sets), test=row.test or None, msg_size=row.msg_size or None)
+            if row.recv_size:
+                sets["workload.netperf.recv_bytes"] = row.recv_size
             self.cache[key] = run_netperf(row.preset, sets)
         out, metric = self.cache[key], row.metric
         block = out["netperf"]
@@ -258,7 +263,8 @@ def load_reference(path: str) -> list[Row]:
             if str(r.get("test") or "").strip() not in TESTS:
                 raise ConfigError(f"--reference: row {i}: test {r.get('test')!r}: a netperf row needs one of {', '.join(TESTS)}")
         row = Row(str(r.get("id") or f"row{i}"), str(r["preset"]).strip(), cmd, str(r["metric"]).strip(), value, str(r["tolerance"]), role,
-                  str(r.get("source") or ""), str(r.get("test") or "").strip(), str(r.get("msg_size") or "").strip())
+                  str(r.get("source") or ""), str(r.get("test") or "").strip(), str(r.get("msg_size") or "").strip(),
+                  str(r.get("recv_size") or "").strip())
         parse_tolerance(row.tolerance, row.value)
         rows.append(row)
     return rows
