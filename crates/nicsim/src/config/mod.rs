@@ -297,6 +297,8 @@ pub struct Tcp {
     /// Linux's `tcp_autocorking`: a short write waits while an earlier send of the socket is
     /// still below TCP (in the qdisc or the NIC's ring).
     pub autocork: bool,
+    /// TCP Small Queues' `tcp_limit_output_bytes` (0: no TSQ).
+    pub limit_output_bytes: u64,
 }
 
 /// Nagle's rule for a segment shorter than the MSS (`tcp.nagle`).

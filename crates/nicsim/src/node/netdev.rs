@@ -40,9 +40,9 @@ pub struct NetDev {
     /// The transmit queue's spinlock (`dev->queue_lock`), with `smp.spinlocks`.
     pub(crate) queue_lock: SpinLock,
     pub(crate) udp_unreclaimed: VecDeque<(u64, UdpId, u64)>,
-    /// TCP data sends in the qdisc or the ring, by their place in `tx_queued` and their flow:
-    /// what `sk_wmem_alloc` still holds of each socket (`tcp.autocork`).
-    pub(crate) tcp_unreclaimed: VecDeque<(u64, FlowId)>,
+    /// TCP data sends in the qdisc or the ring, by their place in `tx_queued`, with their flow
+    /// and payload: what `sk_wmem_alloc` still holds of each socket (autocorking, TSQ).
+    pub(crate) tcp_unreclaimed: VecDeque<(u64, FlowId, u64)>,
     /// An affinity chosen by irqbalance, taken at the device's next interrupt (as writing
     /// /proc/irq/N/smp_affinity is: a poll in progress finishes where it runs).
     pub(crate) next_irq: Option<usize>,

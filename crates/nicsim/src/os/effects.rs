@@ -34,14 +34,14 @@ impl Node {
                     self.stats.copy_bytes += bytes;
                 }
                 self.handoff_issue(eng, wire, conn);
-                let below = self.conns[conn].tx_below > 0;
+                let autocork = self.cfg.tcp.autocork;
                 let tcp = self.tcp_mut(conn);
                 tcp.write(bytes, push);
                 // tcp_push's autocorking: a short tail waits while an earlier send of this
                 // socket is still in the qdisc or the ring; its reclaim pushes it.
-                let cork = below && tcp.should_autocork();
+                let cork = autocork && tcp.below_bytes > 0 && tcp.should_autocork();
                 let segs = if cork { Vec::new() } else { tcp.output(now) };
-                self.conns[conn].corked |= cork;
+                tcp.tsq_throttled |= cork;
                 self.threads[tid].left -= bytes;
                 self.output_from_thread(eng, wire, tid, segs);
                 self.release_sock(tid, conn);

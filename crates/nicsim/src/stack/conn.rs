@@ -81,10 +81,6 @@ pub struct Conn {
     pub(crate) tail_room: u64,
     /// Over the loopback interface: the flow id of the other end, on this same node.
     pub(crate) lo_peer: Option<FlowId>,
-    /// Its data sends still in the qdisc or the transmit ring (`tcp.autocork`).
-    pub(crate) tx_below: u32,
-    /// A send was corked behind them (TSQ_THROTTLED): the next reclaim pushes it.
-    pub(crate) corked: bool,
 }
 
 impl Conn {
@@ -119,8 +115,6 @@ impl Conn {
             last_cpu: None,
             tail_room: 0,
             lo_peer: None,
-            tx_below: 0,
-            corked: false,
         }
     }
 }

@@ -89,12 +89,15 @@ impl Node {
             self.stats.count_tx_drop(&f.hdr);
             return;
         }
+        let below = self.cfg.tcp.autocork || self.cfg.tcp.limit_output_bytes > 0;
         if let Payload::Tcp(seg) = f.payload {
-            if seg.len > 0 && self.cfg.tcp.autocork {
+            if seg.len > 0 && below {
                 if let Some(c) = self.conn_of(seg.flow) {
-                    self.conns[c].tx_below += 1;
+                    self.conns[c].tcp.below_bytes += seg.len as u64;
                     let dev = &mut self.devs[d];
-                    dev.tcp_unreclaimed.push_back((dev.tx_queued, seg.flow));
+                    let len = seg.len as u64;
+                    dev.tcp_unreclaimed
+                        .push_back((dev.tx_queued, seg.flow, len));
                 }
             }
         }
@@ -150,11 +153,12 @@ impl Node {
         }
     }
 
-    /// TCP sends of device `d` reclaimed on `p` (`tcp_wfree`): a socket that corked a send
-    /// behind them pushes it now, from the TSQ tasklet on this processor (`tcp_tsq_write`).
+    /// TCP sends of device `d` reclaimed on `p` (`tcp_wfree`): a socket throttled behind them
+    /// (TSQ, or a corked push) sends again, from the TSQ tasklet on this processor
+    /// (`tcp_tsq_write`).
     fn tcp_reclaimed(&mut self, eng: &mut Engine<Ev>, p: usize, d: DevId) {
         let reclaimed = self.devs[d].tx_reclaimed;
-        while let Some(&(seq, flow)) = self.devs[d].tcp_unreclaimed.front() {
+        while let Some(&(seq, flow, len)) = self.devs[d].tcp_unreclaimed.front() {
             if seq >= reclaimed {
                 break;
             }
@@ -162,9 +166,9 @@ impl Node {
             let Some(c) = self.conn_of(flow) else {
                 continue;
             };
-            let conn = &mut self.conns[c];
-            conn.tx_below = conn.tx_below.saturating_sub(1);
-            if std::mem::take(&mut conn.corked) {
+            let tcp = &mut self.conns[c].tcp;
+            tcp.below_bytes = tcp.below_bytes.saturating_sub(len);
+            if std::mem::take(&mut tcp.tsq_throttled) {
                 let segs = self.tcp_mut(c).output(eng.now());
                 self.sq[p].xmit.extend(segs);
                 self.raise_softirq_local(p);

@@ -36,6 +36,8 @@ mod tests;
 #[cfg(test)]
 mod tests_lifecycle;
 #[cfg(test)]
+mod tests_linux6;
+#[cfg(test)]
 mod tests_sack;
 
 pub use lifecycle::{State, FIN, SYN};
@@ -231,6 +233,14 @@ pub struct Tcp {
     nagle: Nagle,
     /// The end of the last segment sent shorter than the MSS (Linux `snd_sml`).
     snd_sml: u64,
+    /// TCP Small Queues' cap on bytes below TCP (`tcp_limit_output_bytes`; 0: no TSQ).
+    tsq_limit: u64,
+    /// Payload of its data sends still in the qdisc or the NIC's ring (`sk_wmem_alloc`), which
+    /// the node keeps.
+    pub below_bytes: u64,
+    /// TSQ_THROTTLED: output stopped (TSQ) or a push was corked (autocorking) behind sends still
+    /// below; the next reclaim of one of them pushes again.
+    pub tsq_throttled: bool,
     semantics: BufferSemantics,
     adv_win_scale: u32,
     skb_overhead: u64,
@@ -354,6 +364,9 @@ impl Tcp {
             nodelay,
             nagle: cfg.nagle,
             snd_sml: 0,
+            tsq_limit: cfg.limit_output_bytes,
+            below_bytes: 0,
+            tsq_throttled: false,
             semantics: cfg.buffer_semantics,
             adv_win_scale: cfg.adv_win_scale,
             skb_overhead: cfg.skb_overhead_bytes,

@@ -41,6 +41,27 @@ impl Tcp {
         (goal - goal % mss).max(mss)
     }
 
+    /// `tcp_small_queue_check`: more than about a millisecond of the pacing rate (at least two
+    /// skbs, at most `tcp_limit_output_bytes`) is already below TCP, `queued` of it sent by
+    /// this pass. The pacing rate is Linux's default: cwnd·MSS/srtt at 200% in slow start (cwnd
+    /// under half ssthresh), 120% after (`tcp_update_pacing_rate`).
+    fn small_queue_full(&self, len: u64, queued: u64) -> bool {
+        if self.tsq_limit == 0 {
+            return false;
+        }
+        let ratio = if self.cwnd < self.ssthresh / 2 {
+            2.0
+        } else {
+            1.2
+        };
+        let per_ms = match self.srtt {
+            Some(s) if s > 0.0 => (self.cwnd as f64 / s * ratio / 1024.0) as u64,
+            _ => u64::MAX,
+        };
+        let limit = (2 * self.truesize(len)).max(per_ms).min(self.tsq_limit);
+        self.below_bytes + queued > limit
+    }
+
     /// `tcp_should_autocork` less its `sk_wmem_alloc` test (the caller's): the unsent tail is
     /// shorter than the size goal and data is in flight.
     pub fn should_autocork(&self) -> bool {
@@ -116,8 +137,13 @@ impl Tcp {
         let mut pipe = self
             .sack_recovery
             .then(|| self.sack_retransmit(now, &mut out, true));
+        let mut queued = 0;
         while self.send_head < self.skbs.len() && !self.pace_wait(now) {
             let mut skb = self.skbs[self.send_head];
+            if self.small_queue_full(skb.len as u64, queued) {
+                self.tsq_throttled = true;
+                break;
+            }
             let mut end = skb.seq + skb.len as u64;
             let limit = match pipe {
                 Some(p) if p >= self.cwnd => break,
@@ -170,6 +196,7 @@ impl Tcp {
             if let Some(p) = pipe.as_mut() {
                 *p += skb.len as u64;
             }
+            queued += skb.len as u64;
             out.push(self.stamp(skb.segment()));
         }
         if self.sack_recovery {
