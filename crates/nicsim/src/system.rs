@@ -45,6 +45,9 @@ pub struct World {
     /// connection keeps its slot for the whole run, which only a test that checks freeing
     /// changes no result wants.
     pub free_slots: bool,
+    /// Some node reads the time inside a decision that has no engine at hand (EEVDF's
+    /// accounting, the handoff NIC's FCFS order): each event sets its nodes' `now`.
+    node_clock: bool,
     pub cfg: Config,
 }
 
@@ -65,6 +68,8 @@ impl World {
             latency: cfg.switch.latency_ps,
             buffer_bytes: cfg.switch.buffer_bytes,
         });
+        let node_clock =
+            cfg.sched.policy == SchedPolicy::Eevdf || nodes.iter().any(|n| n.fw().is_some());
         Ok(World {
             eng,
             nodes,
@@ -80,6 +85,7 @@ impl World {
             injected_bytes: 0,
             events_by_kind: [0; Ev::KINDS.len()],
             free_slots: true,
+            node_clock,
             cfg: cfg.clone(),
         })
     }
@@ -213,7 +219,7 @@ impl World {
             return false;
         };
         self.events_by_kind[ev.kind()] += 1;
-        if self.cfg.sched.policy == SchedPolicy::Eevdf {
+        if self.node_clock {
             let now = self.eng.now();
             for n in &mut self.nodes {
                 n.now = now;

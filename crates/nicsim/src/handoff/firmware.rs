@@ -47,20 +47,47 @@ impl Node {
     }
 
     /// The NIC processor's next task, or None when it has nothing to do. Work an owned
-    /// connection has pending (segments to build, events, timers) comes before the queues,
-    /// except that host-first lets no such work start while a host packet waits.
+    /// connection has pending (segments to build, events, timers) takes its place by when it
+    /// was first seen waiting: under FCFS after every queued task that arrived before it (the
+    /// study's one queue in arrival order, handoff.md §5); under host-first before the NIC
+    /// queue but never while a host packet waits.
     pub(crate) fn fw_job(&mut self, p: usize) -> Option<Job> {
         let cfg = Rc::clone(&self.cfg);
         let c = &cfg.costs;
+        let now = self.now;
+        let sq = &self.sq[p];
+        let pending = !(sq.xmit.is_empty()
+            && sq.wake.is_empty()
+            && sq.timers.is_empty()
+            && sq.teardown.is_empty());
         let h = hnic(&mut self.devs);
+        h.pending_since = match (pending, h.pending_since) {
+            (false, _) => None,
+            (true, None) => Some(now),
+            (true, since) => since,
+        };
         let host_queued = h.queues.host_waiting();
-        let host_waits = h.queues.priority == NicPriority::HostFirst && host_queued;
+        let older_queued = h
+            .queues
+            .oldest()
+            .zip(h.pending_since)
+            .is_some_and(|(queued, since)| queued < since);
+        let queue_first = match h.queues.priority {
+            NicPriority::HostFirst => host_queued,
+            NicPriority::Fcfs => older_queued,
+        };
+        if pending && older_queued {
+            match queue_first {
+                true => h.stats.older_before_pending += 1,
+                false => h.stats.pending_past_older += 1,
+            }
+        }
         let sq = &mut self.sq[p];
         sq.running = true;
         sq.pending = false;
         // Work for owned connections about to start with a host packet queued (FCFS only).
         if host_queued
-            && !host_waits
+            && !queue_first
             && !(sq.xmit.is_empty()
                 && sq.wake.is_empty()
                 && sq.timers.is_empty()
@@ -72,7 +99,7 @@ impl Node {
             s.sq[p].effect = Some(e);
             Some(job_of(Then::Softirq, pieces))
         };
-        if !host_waits {
+        if !queue_first {
             if let Some(seg) = sq.xmit.pop_front() {
                 let pieces = [
                     self.piece(&c.tx_tcp, 0, 1).touching(Touches::Connection),

@@ -70,6 +70,10 @@ pub struct HandoffStats {
     pub restores: u64,
     /// Tasks for owned connections started while a host packet waited (0 with host-first).
     pub nic_past_host: u64,
+    /// Owned connections' pending work served while a queued task that arrived before it
+    /// waited (0 under FCFS), and queued tasks served first because they arrived first.
+    pub pending_past_older: u64,
+    pub older_before_pending: u64,
     /// Evaluations that found more owned connections than the soft limit (§11).
     pub over_soft_limit: u64,
     pub delays: [Delays; 2],
@@ -92,6 +96,9 @@ pub struct HandoffNic {
     pub excess_raised: bool,
     /// The task in service: its class, arrival and the task (for its effect).
     pub serving: Option<(Class, Time, Task)>,
+    /// When the owned connections' pending work (segments to build, events, timers) was
+    /// first seen waiting: its place in FCFS's arrival order.
+    pub pending_since: Option<Time>,
     pub stats: HandoffStats,
     /// The soft limit, owned connections, Qlen and load state over time, one sample per
     /// `handoff.sample_interval_ps` at the first arrival after it (§11).
@@ -141,6 +148,7 @@ impl HandoffNic {
             to_restore: Vec::new(),
             excess_raised: false,
             serving: None,
+            pending_since: None,
             stats: HandoffStats::default(),
             timeline: Vec::new(),
             sample_every: h.sample_interval_ps,

@@ -59,6 +59,15 @@ impl<T> Queues<T> {
         }
     }
 
+    /// When the oldest queued task, of either class, arrived.
+    pub fn oldest(&self) -> Option<Time> {
+        let head = |q: &VecDeque<(Time, T)>| q.front().map(|x| x.0);
+        match (head(&self.host), head(&self.nic)) {
+            (Some(h), Some(n)) => Some(h.min(n)),
+            (h, n) => h.or(n),
+        }
+    }
+
     pub fn host_waiting(&self) -> bool {
         !self.host.is_empty()
     }

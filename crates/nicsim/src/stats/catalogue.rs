@@ -280,6 +280,12 @@ pub const HANDOFF_COUNTERS: &[Counter] = &[
     c("handoff.nic_tasks_past_host", Unit::Count, |n| {
         handoff(n, |s| s.nic_past_host)
     }),
+    c("handoff.pending_past_older", Unit::Count, |n| {
+        handoff(n, |s| s.pending_past_older)
+    }),
+    c("handoff.older_before_pending", Unit::Count, |n| {
+        handoff(n, |s| s.older_before_pending)
+    }),
     c("handoff.over_soft_limit_evaluations", Unit::Count, |n| {
         handoff(n, |s| s.over_soft_limit)
     }),

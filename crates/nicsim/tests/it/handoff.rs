@@ -73,9 +73,15 @@ fn host_first_never_starts_owned_work_while_a_host_packet_waits_and_fcfs_does() 
     assert!(h.stats.handoffs > 0 && h.stats.rx_frames[0] > 0);
     assert_eq!(h.stats.nic_past_host, 0);
     owned_limits_hold(&w);
+    // Host-first serves an owned connection's pending work before older NIC-queue tasks.
+    assert!(h.stats.pending_past_older > 0, "{:?}", h.stats);
     let (w, _) = drive(&web(64, NicPriority::Fcfs, 0.05));
     let h = w.nodes[w.server()].handoff_nic().unwrap();
     assert!(h.stats.nic_past_host > 0, "FCFS serves in arrival order");
+    // FCFS: one order for both classes and the owned connections' own work; a task queued
+    // before that work was waiting goes first, every time it happened.
+    assert!(h.stats.older_before_pending > 0, "{:?}", h.stats);
+    assert_eq!(h.stats.pending_past_older, 0);
 }
 
 #[test]
