@@ -150,3 +150,16 @@ def test_frames_the_slow_nic_drops_on_their_way_out_count_for_their_own_directio
     for v in cons.values():
         assert v["sent_bytes"] == v["delivered_bytes"] + v["in_flight_bytes"] + v["dropped_bytes"]
         assert v["dropped_bytes"] <= v["sent_bytes"]
+
+
+def test_the_frozen_nic_factor_reproduces_its_one_calibration_row_and_scales_only_the_nics_work():
+    # handoff.md §13: no handoff, 400 MIPS, the host saturated, the NIC 62% idle.
+    fitted = run_handoff("W-0-N-N-FCFS-400")["handoff"]
+    assert fitted["host_profile_percent"]["idle"] < 1
+    assert fitted["nic_idle_percent"] == pytest.approx(62, abs=2)
+    # At the factor 1 (the host's counts) the NIC is nearly idle and the host's work per
+    # request is the same: the factor touches the NIC's instructions only.
+    unscaled = run_handoff("W-0-N-N-FCFS-400", sets={"handoff.nic_instruction_factor": 1.0})["handoff"]
+    assert unscaled["nic_idle_percent"] > 85
+    nic_busy_per_request = lambda h: (100 - h["nic_idle_percent"]) / h["requests_per_s"]
+    assert nic_busy_per_request(fitted) == pytest.approx(4.83 * nic_busy_per_request(unscaled), rel=0.1)

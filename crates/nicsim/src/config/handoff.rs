@@ -39,6 +39,9 @@ pub struct Handoff {
     pub count: SegmentCount,
     /// Owned connections keep their NIC slot through TIME_WAIT (§4.5); off: handed back.
     pub time_wait_on_nic: bool,
+    /// Scales the instruction counts of every task the handoff NIC runs (§12.1), fitted to
+    /// handoff.md §13's one row; the host's costs are not touched.
+    pub nic_instruction_factor: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

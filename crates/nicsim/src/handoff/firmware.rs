@@ -95,9 +95,17 @@ impl Node {
         {
             h.stats.nic_past_host += 1;
         }
+        let factor = cfg.handoff.nic_instruction_factor;
         let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
             s.sq[p].effect = Some(e);
-            Some(job_of(Then::Softirq, pieces))
+            let scaled: Vec<Piece> = pieces
+                .iter()
+                .map(|&x| Piece {
+                    cycles: x.cycles * factor,
+                    ..x
+                })
+                .collect();
+            Some(job_of(Then::Softirq, &scaled))
         };
         if !queue_first {
             if let Some(seg) = sq.xmit.pop_front() {
