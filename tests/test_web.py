@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from nicsim import api
 from nicsim.netperf import run_netperf
 from nicsim.web import run_web
 
@@ -213,3 +214,20 @@ def test_a_workload_acts_at_its_own_time_even_when_no_event_is_pending():
     assert 0 < client["utilisation"] <= 1
     # The user starts in the window, so it is busy for part of it only.
     assert client["utilisation"] < 0.9
+
+
+def test_a_hybrid_worker_runs_on_a_free_host_cpu_and_an_onload_worker_never_on_cpu1():
+    def server(preset, workers):
+        out = run_web(preset, {**SHORT, "workload.web.page_size_bytes": "300 KiB", "workload.web.worker_threads": workers},
+                      users=200)
+        node = f"node{len(out['nodes']) - 1}"
+        return out, {k.split(".")[1]: v["utilisation"] for k, v in out["processors"].items() if k.startswith(node + ".")}
+
+    # §5.2.1: the hybrid's CPU1 is not exclusive, so the workers' copies also run on cpu0.
+    pinned, p = server("ortiz2008-hybrid", "comm")
+    free, f = server("ortiz2008-hybrid", "free")
+    assert p["cpu0"] < 0.1 < 0.3 < f["cpu0"], (p, f)
+    assert free["web"]["requests_per_s"] > pinned["web"]["requests_per_s"]
+    # Onload's CPU1 runs only the protocol: a free worker never moves there.
+    a, b = (server("ortiz2008-onload", w)[0] for w in ("comm", "free"))
+    assert api.dumps([a["web"], a["processors"]]) == api.dumps([b["web"], b["processors"]])

@@ -20,7 +20,7 @@ pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX
 pub use sched::{Ksoftirqd, Sched, SchedPolicy};
 pub use workload::{
     ClientThreads, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen,
-    ServerThreads, TrialAggregate, Web, WebAppWork, WebMix, Workload, WorkloadKind,
+    ServerThreads, TrialAggregate, Web, WebAppWork, WebMix, WebWorkers, Workload, WorkloadKind,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -207,6 +207,19 @@ pub struct Web {
     pub warmup_ps: Duration,
     pub start_spread_ps: Duration,
     pub app_work: WebAppWork,
+    /// Where the server's workers (their system calls and copies) run.
+    pub worker_threads: WebWorkers,
+}
+
+/// Where the web server's workers run (`workload.web.worker_threads`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebWorkers {
+    /// Pinned to the placement's `comm_thread` processor.
+    Comm,
+    /// Starting there, free to move at a wake-up to any idle host CPU but one the placement
+    /// dedicates to the protocol (onload's CPU1, CPU-NET's poller).
+    Free,
 }
 
 /// Where the server's request processing runs (`workload.web.app_work`).

@@ -34,6 +34,21 @@ impl Node {
         Ok(t)
     }
 
+    /// As `spawn_free`, never moving to the placement's protocol processor when that is a host
+    /// CPU other than `proc` (onload's CPU1 and CPU-NET's poller run nothing else).
+    pub fn spawn_free_off_protocol(
+        &mut self,
+        proc: usize,
+        prio: Priority,
+    ) -> Result<usize, String> {
+        let t = self.spawn_free(proc, prio)?;
+        let protocol = self.roles.protocol;
+        if protocol != proc && !self.procs[protocol].id.is_nic() {
+            self.threads[t].not_on = Some(protocol);
+        }
+        Ok(t)
+    }
+
     /// An unpinned thread about to become runnable stays on its processor if that is idle,
     /// else moves to the first idle host processor, else stays (Linux 2.6's wake-up
     /// balancing, simplified: no periodic rebalancing, no cache-affinity cost).
@@ -42,7 +57,10 @@ impl Node {
         if t.pinned || self.cpu_idle(t.proc) {
             return;
         }
-        if let Some(p) = self.idle_host_cpu() {
+        let not_on = t.not_on;
+        let idle = (0..self.procs.len())
+            .find(|&p| !self.procs[p].id.is_nic() && Some(p) != not_on && self.cpu_idle(p));
+        if let Some(p) = idle {
             self.threads[tid].proc = p;
             self.stats.migrations += 1;
         }

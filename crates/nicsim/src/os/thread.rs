@@ -91,6 +91,8 @@ pub struct Thread {
     pub(crate) continuing: bool,
     /// Its wake-up went through its processor's wake list (`sched.wake_list`).
     pub(crate) wake_listed: bool,
+    /// A processor a free thread never moves to (a placement's dedicated protocol CPU).
+    pub(crate) not_on: Option<usize>,
     /// Its EEVDF state (`sched.policy = eevdf`).
     pub(crate) fair: Entity,
 }
@@ -114,6 +116,7 @@ impl Thread {
             accepted: None,
             continuing: false,
             wake_listed: false,
+            not_on: None,
             fair: Default::default(),
         }
     }

@@ -19,7 +19,7 @@ mod users;
 
 use super::netperf::percentile;
 use super::{Flow, Measured, When, Workload};
-use crate::config::{Config, Web as Params, WebAppWork, WebMix};
+use crate::config::{Config, Web as Params, WebAppWork, WebMix, WebWorkers};
 use crate::engine::Rng;
 use crate::hw::frame::FlowId;
 use crate::os::thread::{Op, INTERACTIVE};
@@ -186,7 +186,12 @@ impl Workload for Web {
         let roles = w.nodes[server].roles;
         let app_cpu = self.p.app_work == WebAppWork::AppCpu && roles.app != roles.comm;
         for k in 0..self.p.workers as usize {
-            let thread = w.spawn(server, roles.comm, INTERACTIVE)?;
+            let thread = match self.p.worker_threads {
+                WebWorkers::Comm => w.spawn(server, roles.comm, INTERACTIVE)?,
+                WebWorkers::Free => {
+                    w.nodes[server].spawn_free_off_protocol(roles.comm, INTERACTIVE)?
+                }
+            };
             index(&mut self.by_thread, server, thread, k);
             let app = if app_cpu {
                 let a = w.spawn(server, roles.app, INTERACTIVE)?;
