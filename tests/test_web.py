@@ -231,3 +231,12 @@ def test_a_hybrid_worker_runs_on_a_free_host_cpu_and_an_onload_worker_never_on_c
     # Onload's CPU1 runs only the protocol: a free worker never moves there.
     a, b = (server("ortiz2008-onload", w)[0] for w in ("comm", "free"))
     assert api.dumps([a["web"], a["processors"]]) == api.dumps([b["web"], b["processors"]])
+
+
+def test_time_per_request_is_apachebenchs_users_times_window_over_requests():
+    w = run_web("ortiz2008-base", SHORT, users=50)["web"]
+    requests = round(w["requests_per_s"] * w["window_s"])
+    assert w["time_per_request_ms"] == pytest.approx(50 * w["window_s"] * 1e3 / requests, rel=1e-9)
+    # Closed loop without think time: each user always waits on one request, so it is at least
+    # the mean response time of those that completed (the rest were waiting at the window's end).
+    assert w["time_per_request_ms"] >= 0.95 * w["response_time_ms"]["mean"]

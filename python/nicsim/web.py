@@ -16,7 +16,7 @@ from .netperf import _at, replicate
 # Client nodes `nicsim web` uses unless told: one 400 MHz node saturates before the server
 # does at 300 KiB pages or with a faster placement.
 CLIENTS = 4
-SUMMARISED = ("requests_per_s", "response_time_ms.mean", "response_time_ms.p50", "response_time_ms.p90",
+SUMMARISED = ("requests_per_s", "time_per_request_ms", "response_time_ms.mean", "response_time_ms.p50", "response_time_ms.p90",
               "response_time_ms.p99", "bandwidth_mbps", "connections_per_s")
 # Figures compared with base, and whether higher is better.
 VS_BASE = {"requests_per_s": True, "response_time_ms.mean": False, "bandwidth_mbps": True}
@@ -192,6 +192,8 @@ def print_web(out: dict, categories: tuple[str, ...]) -> None:
     print(f"{w['requests_per_s']:,.1f} requests/s, {w['bandwidth_mbps']:,.1f} Mbps, {w['connections_per_s']:,.1f} connections/s")
     if rt["count"]:
         print(f"response time: mean {rt['mean']:.3f} ms, p50 {rt['p50']:.3f}, p90 {rt['p90']:.3f}, p99 {rt['p99']:.3f} ms")
+    if w.get("time_per_request_ms") is not None:
+        print(f"time per request (ApacheBench: users x window / requests): {w['time_per_request_ms']:.3f} ms")
     h = w.get("health")
     if h and h["stalled_intervals"]:
         print(f"warning: the server idled with users waiting in {h['stalled_intervals']} of {len(h['end_s'])} intervals of "

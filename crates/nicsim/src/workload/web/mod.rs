@@ -316,6 +316,9 @@ impl Workload for Web {
                 "keep_alive": self.p.keep_alive,
                 "window_s": secs,
                 "requests_per_s": self.requests as f64 / secs,
+                // ApacheBench's "Time per request (mean)": concurrency x time / requests.
+                "time_per_request_ms": (self.requests > 0)
+                    .then(|| self.p.users as f64 * secs * 1e3 / self.requests as f64),
                 "response_time_ms": {
                     "count": rt.len(), "mean": mean_ms,
                     "p50": ms(50.0), "p90": ms(90.0), "p99": ms(99.0),
