@@ -52,8 +52,21 @@ impl Node {
     /// study's one queue in arrival order, handoff.md §5); under host-first before the NIC
     /// queue but never while a host packet waits.
     pub(crate) fn fw_job(&mut self, p: usize) -> Option<Job> {
-        let cfg = Rc::clone(&self.cfg);
-        let c = &cfg.costs;
+        let queue_first = self.fw_queue_first(p);
+        let sq = &mut self.sq[p];
+        sq.running = true;
+        sq.pending = false;
+        if !queue_first {
+            if let Some(job) = self.fw_pending_job(p) {
+                return Some(job);
+            }
+        }
+        self.fw_queued_job(p)
+    }
+
+    /// Whether the queues go before the owned connections' pending work now, by the
+    /// policy; counts the order each way.
+    fn fw_queue_first(&mut self, p: usize) -> bool {
         let now = self.now;
         let sq = &self.sq[p];
         let pending = !(sq.xmit.is_empty()
@@ -82,54 +95,60 @@ impl Node {
                 false => h.stats.pending_past_older += 1,
             }
         }
-        let sq = &mut self.sq[p];
-        sq.running = true;
-        sq.pending = false;
         // Work for owned connections about to start with a host packet queued (FCFS only).
-        if host_queued
-            && !queue_first
-            && !(sq.xmit.is_empty()
-                && sq.wake.is_empty()
-                && sq.timers.is_empty()
-                && sq.teardown.is_empty())
-        {
+        if pending && host_queued && !queue_first {
             h.stats.nic_past_host += 1;
         }
-        let factor = cfg.handoff.nic_instruction_factor;
-        let mk = |s: &mut Self, e: Effect, pieces: &[Piece]| {
-            s.sq[p].effect = Some(e);
-            let scaled: Vec<Piece> = pieces
-                .iter()
-                .map(|&x| Piece {
-                    cycles: x.cycles * factor,
-                    ..x
-                })
-                .collect();
-            Some(job_of(Then::Softirq, &scaled))
-        };
-        if !queue_first {
-            if let Some(seg) = sq.xmit.pop_front() {
-                let pieces = [
-                    self.piece(&c.tx_tcp, 0, 1).touching(Touches::Connection),
-                    self.piece(&c.tx_ip, 0, 1),
-                ];
-                return mk(self, Effect::Xmit(seg), &pieces)
-                    .map(|j| j.with_data(Node::data(seg.flow, 0, 0)));
-            }
-            if let Some(tid) = sq.wake.pop_front() {
-                let to = self.threads[tid].proc;
-                let pieces = [self.piece(&c.nic_event, 0, 1), self.notify_cost(to)];
-                return mk(self, Effect::Wake(tid), &pieces);
-            }
-            if let Some((conn, k)) = sq.timers.pop_front() {
-                return mk(self, Effect::Timer(conn, k), &[self.piece(&c.timer, 0, 1)]);
-            }
-            if let Some(conn) = sq.teardown.pop_front() {
-                let to = self.devs[self.conns[conn].dev].irq;
-                let pieces = [self.piece(&c.nic_event, 0, 1), self.notify_cost(to)];
-                return mk(self, Effect::Released(conn), &pieces);
-            }
+        queue_first
+    }
+
+    /// A job of the NIC processor with effect `e`: `pieces` at the NIC's instruction factor.
+    fn fw_work(&mut self, p: usize, e: Effect, pieces: &[Piece]) -> Job {
+        self.sq[p].effect = Some(e);
+        let factor = self.cfg.handoff.nic_instruction_factor;
+        let scaled: Vec<Piece> = pieces
+            .iter()
+            .map(|&x| Piece {
+                cycles: x.cycles * factor,
+                ..x
+            })
+            .collect();
+        job_of(Then::Softirq, &scaled)
+    }
+
+    /// The owned connections' next pending work: a segment to build, an event, a timer, a
+    /// teardown.
+    fn fw_pending_job(&mut self, p: usize) -> Option<Job> {
+        let cfg = Rc::clone(&self.cfg);
+        let c = &cfg.costs;
+        let sq = &mut self.sq[p];
+        if let Some(seg) = sq.xmit.pop_front() {
+            let pieces = [
+                self.piece(&c.tx_tcp, 0, 1).touching(Touches::Connection),
+                self.piece(&c.tx_ip, 0, 1),
+            ];
+            let job = self.fw_work(p, Effect::Xmit(seg), &pieces);
+            return Some(job.with_data(Node::data(seg.flow, 0, 0)));
         }
+        if let Some(tid) = sq.wake.pop_front() {
+            let to = self.threads[tid].proc;
+            let pieces = [self.piece(&c.nic_event, 0, 1), self.notify_cost(to)];
+            return Some(self.fw_work(p, Effect::Wake(tid), &pieces));
+        }
+        if let Some((conn, k)) = sq.timers.pop_front() {
+            let pieces = [self.piece(&c.timer, 0, 1)];
+            return Some(self.fw_work(p, Effect::Timer(conn, k), &pieces));
+        }
+        let conn = sq.teardown.pop_front()?;
+        let to = self.devs[self.conns[conn].dev].irq;
+        let pieces = [self.piece(&c.nic_event, 0, 1), self.notify_cost(to)];
+        Some(self.fw_work(p, Effect::Released(conn), &pieces))
+    }
+
+    /// The next task from the queues, by the policy; None ends the NIC's softirq.
+    fn fw_queued_job(&mut self, p: usize) -> Option<Job> {
+        let cfg = Rc::clone(&self.cfg);
+        let c = &cfg.costs;
         let h = hnic(&mut self.devs);
         let Some((class, at, task)) = h.queues.pop() else {
             self.sq[p].running = false;
@@ -172,7 +191,7 @@ impl Node {
             Task::Output(_) => pieces.push(self.piece(&c.nic_command, 0, 1)),
         }
         hnic(&mut self.devs).serving = Some((class, at, task));
-        mk(self, Effect::Firmware, &pieces)
+        Some(self.fw_work(p, Effect::Firmware, &pieces))
     }
 
     /// The task the NIC processor served is done.
