@@ -27,15 +27,9 @@ CATEGORIES = ("copy", "tcpip", "driver", "os", "app", "conn")
 
 
 def _read_toml(path: Path, what: str) -> dict:
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"{what} {str(path)!r} not found") from None
-    except OSError as e:
-        raise ConfigError(f"{what} {str(path)!r} cannot be read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{what} {str(path)!r} is not valid TOML: {e}") from None
+    from .tomlfile import read_toml
+
+    return read_toml(path, what)
 
 
 def preset_names() -> list[str]:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from .errors import ConfigError
+from .paths import out_file
 from .perfshare import CATEGORIES, Recording
 
 NS = ("nicsim-probe-a", "nicsim-probe-b")
@@ -272,7 +273,7 @@ def main_probe(argv: list[str]) -> int:
             raise ConfigError(f"probe: {message}")
 
     p = Parser(prog="nicsim probe", description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True, help="reference file to write (CSV, the columns of nicsim validate --reference)")
+    p.add_argument("--out", required=True, type=out_file(".csv", example="mine"), help="reference file to write (CSV, the columns of nicsim validate --reference)")
     p.add_argument("--stream-sizes", default="1 KiB,16 KiB,64 KiB", help="TCP_STREAM send sizes (default 1 KiB,16 KiB,64 KiB)")
     p.add_argument("--rr-sizes", default="1 B,1 KiB", help="TCP_RR request and response sizes (default 1 B,1 KiB)")
     p.add_argument("--seconds", type=float, default=3.0, help="length of each run (default 3)")
@@ -280,7 +281,7 @@ def main_probe(argv: list[str]) -> int:
     p.add_argument("--veth", action="store_true", help="also over a veth pair between two namespaces probe creates and removes (root)")
     p.add_argument("--perf", action="store_true", help="also record each run with perf record -a and write the kernel's copy, TCP/IP, "
                    "driver and OS shares as share.CATEGORY rows (when perf works)")
-    p.add_argument("--host-out", help="also write this host as a configuration (TOML) extending the loopback preset: CPU count, "
+    p.add_argument("--host-out", type=out_file(".toml", example="host"), help="also write this host as a configuration (TOML) extending the loopback preset: CPU count, "
                    "clock, and the measured cross-CPU wake-up as sched.wake_latency_ps (hostfacts.py)")
     a = p.parse_args(argv)
     if not 0.2 <= a.seconds <= 600 or not 1 <= a.repeats <= 50:

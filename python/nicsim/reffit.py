@@ -10,7 +10,6 @@ edge of a row's tolerance). Optimiser: scipy's Nelder–Mead over the logs of th
 initial step of 0.2 and at most `max_evals` evaluations."""
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +27,9 @@ def config_sets(path: str | None) -> dict[str, Any]:
     they apply on top of every row's own preset."""
     if not path:
         return {}
-    p = Path(path)
-    try:
-        doc = tomllib.loads(p.read_text())
-    except OSError as e:
-        raise ConfigError(f"--config: {path!r} cannot be read: {e.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"--config: {path!r} is not valid TOML: {e}") from None
+    from .tomlfile import read_toml
+
+    doc = read_toml(path, "--config")
     doc.pop("preset", None)
     doc.pop("description", None)
     return flatten(doc)
@@ -152,10 +147,6 @@ def main_reference(args) -> int:
 
     if not (args.reference and args.fit):
         raise ConfigError("calibrate: --reference FILE and --fit KEY[,KEY...] go together (with --train and --out)")
-    if args.out:
-        out = Path(args.out)
-        if out.is_dir() or not out.parent.exists():
-            raise ConfigError(f"--out: {args.out!r} cannot be written (a directory, or its folder does not exist)")
     rows = load_reference(args.reference)
     keys = [k.strip() for k in args.fit.split(",") if k.strip()]
     train = [t.strip() for t in args.train.split(",") if t.strip()] if args.train else None

@@ -212,7 +212,9 @@ def read_records(path: str, header: str) -> list[dict]:
         raise ConfigError(f"--reference: {path!r} is not a file")
     try:
         if p.suffix.lower() == ".toml":
-            recs = tomllib.loads(p.read_text()).get("row", [])
+            from .tomlfile import read_toml
+
+            recs = read_toml(p, "--reference").get("row", [])
         else:
             with p.open(newline="") as f:
                 recs = list(csv.DictReader(f))

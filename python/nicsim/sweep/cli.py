@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..errors import ConfigError, Terminated
-from ..paths import output_dir, store_file
+from ..paths import in_store, out_dir, out_store
 
 EPILOG = """VALUES: a list 100MHz,200MHz (';' separates values that hold commas), a linear range
 START:STOP:STEP (0:3.5:0.25, stop included), or a log range log:START:STOP:N (log:1KiB:1MiB:11).
@@ -40,7 +40,7 @@ def sweep_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=_workers, help="local processes (default: every core)")
     ap.add_argument("--dask", metavar="ADDRESS|local", help="run on a Dask cluster at ADDRESS, or on a local one")
     ap.add_argument("--retries", type=int, default=2, help="runs of a point whose worker died before it is recorded as failed (default 2)")
-    ap.add_argument("--out", required=True, metavar="STORE", help="result store (SQLite file; created or resumed)")
+    ap.add_argument("--out", required=True, metavar="STORE", type=out_store(), help="result store (SQLite file; created or resumed)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--yes", action="store_true", help=f"run a grid of more than {GRID_CONFIRM:,} points")
     return ap
@@ -67,8 +67,8 @@ def _grid_size(grid: dict[str, str], zip_: bool, benchmark: str | None) -> int:
 
 def report_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="nicsim report", description="HTML report, PNG and SVG figures, CSV and Parquet tables of a sweep store.")
-    ap.add_argument("store", help="result store written by nicsim sweep")
-    ap.add_argument("--out", required=True, metavar="DIR", help="directory for report.html, figures and tables")
+    ap.add_argument("store", type=in_store(), help="result store written by nicsim sweep")
+    ap.add_argument("--out", required=True, metavar="DIR", type=out_dir(), help="directory for report.html, figures and tables")
     return ap
 
 
@@ -117,7 +117,6 @@ def _sweep(args) -> int:
             raise ConfigError(f"--grid {g!r}: {k} is already swept by another --grid")
         grid[k] = v
     sets = parse_set(args.set)
-    store_file(args.out)
     n = _grid_size(grid, args.zip, args.benchmark)
     if n > GRID_CONFIRM and not args.yes:
         raise ConfigError(f"the grid has {n:,} points (above {GRID_CONFIRM:,}); add --yes to run it, or narrow --grid")
@@ -147,7 +146,6 @@ def _sweep(args) -> int:
 def _report(args) -> int:
     from .report import write_report
 
-    output_dir(args.out)
     path = write_report(args.store, args.out)
     print(f"report: {path}")
     return 0
