@@ -57,6 +57,12 @@ def _record_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--series-plot", metavar="FILE", type=out_plot(), help="with --series: plot it to this image file")
 
 
+def _yes(p: argparse.ArgumentParser) -> None:
+    from .confirm import CONFIRM_RUNS
+
+    p.add_argument("--yes", action="store_true", help=f"run more than {CONFIRM_RUNS:,} --replications")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="nicsim", description="Simulate where a server's network protocol processing should run.")
     ap.add_argument("--version", action="version", version=f"nicsim {_version()}")
@@ -79,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     nf.add_argument("--warmup", help="unmeasured warm-up, e.g. '200 ms'")
     nf.add_argument("--seed", type=int, help="run.seed (connection start offsets)")
     nf.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    _yes(nf)
     wb = sub.add_parser("web", help="a static web server under many closed-loop users (requests/s, response time, bandwidth)")
     _common(wb)
     wb.add_argument("--users", metavar="N[,N...]", help="concurrent users (default 100), or a comma-separated list such as 100,500,1000: one run per count and a table against users")
@@ -92,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     wb.add_argument("--warmup", help="unmeasured warm-up, e.g. '200 ms'")
     wb.add_argument("--seed", type=int, help="run.seed (think times, start offsets)")
     wb.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    _yes(wb)
     wb.add_argument("--vs-base", action="store_true", help="also run the base placement on the same hardware and report the improvement")
     wb.add_argument("--plot", metavar="FILE", type=out_plot(), help="with a list of --users: write requests/s and response time against users to this image file")
     ho = sub.add_parser("handoff", help="a connection-handoff configuration by its study name, e.g. W-1024-P-L-FCFS-400 (handoff.md §10)")
@@ -101,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     ho.add_argument("--json", action="store_true", help="print one JSON document")
     ho.add_argument("--seed", type=int, help="run.seed (start offsets, response sizes, lifetimes)")
     ho.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    _yes(ho)
     _record_options(ho)
     be = sub.add_parser("bulkecho", help="Roca's bench/benchd harness: bulk throughput or echo RTT against TSDU size, per stack organisation (stacks.md §B.8)")
     be.add_argument("config", help="preset or TOML file, e.g. roca1996-ethernet")
@@ -116,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
     be.add_argument("--seed", type=int, help="run.seed (the connections' start offsets)")
     be.add_argument("--replications", type=int, default=1, help="runs per TSDU on consecutive seeds, summarised with a 95%% confidence interval")
+    _yes(be)
     be.add_argument("--json", action="store_true", help="print one JSON document")
     _record_options(be)
     r = sub.add_parser("run", help="run the workload a configuration file names")
@@ -214,9 +224,17 @@ def _dispatch(argv: list[str]) -> int:
         from .probe import main_probe
 
         return main_probe(argv[1:])
-    args = build_parser().parse_args(argv)
+    ap = build_parser()
+    args = ap.parse_args(argv)
     from . import progress
+    from .config import parse_set
+    from .confirm import replications
     from .record import arm
+    from .twice import check_given_twice
+
+    command = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction)).choices[args.cmd]
+    check_given_twice(args.cmd, args, parse_set(getattr(args, "set", [])), command)
+    replications(args)
 
     arm(args)
     progress.enabled = True

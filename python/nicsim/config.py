@@ -144,8 +144,10 @@ def parse_set(items: Iterable[str]) -> dict[str, str]:
     for item in items:
         if "=" not in item:
             raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set nic.mtu_bytes='1500 B'")
-        k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
+        k, v = (x.strip() for x in item.split("=", 1))
+        if k in out and out[k] != v:
+            raise ConfigError(f"--set {k}={out[k]} and --set {k}={v} give {k} twice; give one of them")
+        out[k] = v
     return out
 
 

@@ -96,7 +96,11 @@ def study(config, sets, msg_size, gammas, duration) -> dict:
 def main_study(argv: list[str]) -> int:
     from .config import parse_set
     from .hpc import parse_grid
-    a = parser().parse_args(argv)
+    from .twice import check_given_twice
+
+    p = parser()
+    a = p.parse_args(argv)
+    check_given_twice("study laws", a, parse_set(a.set), p)
     res = study(a.config, parse_set(a.set), a.msg_size, parse_grid(a.gammas, "--gammas"), a.duration)
     sweep = res.pop("_sweep")
     fit = res.pop("_fit", None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..confirm import CONFIRM_RUNS, confirm_runs
 from ..errors import ConfigError, Terminated
 from ..paths import in_store, out_dir, out_store
 
@@ -46,9 +47,8 @@ def sweep_parser() -> argparse.ArgumentParser:
     return ap
 
 
-# Above this many points a sweep says how big it is and runs only with --yes: at a second or
-# more a point it would take hours before anything else was said.
-GRID_CONFIRM = 10_000
+# Above this many points a sweep says how big it is and runs only with --yes (confirm.py).
+GRID_CONFIRM = CONFIRM_RUNS
 
 
 def _grid_size(grid: dict[str, str], zip_: bool, benchmark: str | None) -> int:
@@ -117,9 +117,11 @@ def _sweep(args) -> int:
             raise ConfigError(f"--grid {g!r}: {k} is already swept by another --grid")
         grid[k] = v
     sets = parse_set(args.set)
+    for k in grid:
+        if k in sets:
+            raise ConfigError(f"--grid {k}={grid[k]} and --set {k}={sets[k]} both give {k}; give one of them")
     n = _grid_size(grid, args.zip, args.benchmark)
-    if n > GRID_CONFIRM and not args.yes:
-        raise ConfigError(f"the grid has {n:,} points (above {GRID_CONFIRM:,}); add --yes to run it, or narrow --grid")
+    confirm_runs(n, args.yes, "the grid has", "narrow --grid")
     if args.dask is not None and args.dask != "local":
         try:
             import distributed  # noqa: F401
