@@ -195,11 +195,15 @@ def main(argv: list[str] | None = None) -> None:
         print(f"nicsim: simulation failed: {e}", file=sys.stderr)
         sys.exit(3)
     except KeyboardInterrupt:
+        from . import stopping
+
         print("nicsim: interrupted", file=sys.stderr)
-        sys.exit(130)
+        stopping.exit(130)
     except Terminated:
+        from . import stopping
+
         print("nicsim: terminated (SIGTERM)", file=sys.stderr)
-        sys.exit(143)
+        stopping.exit(143)
     except BrokenPipeError:
         # The reader went away (`nicsim params | head`): stop quietly, as Unix tools do.
         sys.stdout = open(os.devnull, "w")
@@ -226,7 +230,7 @@ def _dispatch(argv: list[str]) -> int:
         return main_probe(argv[1:])
     ap = build_parser()
     args = ap.parse_args(argv)
-    from . import progress
+    from . import progress, stopping
     from .config import parse_set
     from .confirm import replications
     from .record import arm
@@ -237,7 +241,7 @@ def _dispatch(argv: list[str]) -> int:
     replications(args)
 
     arm(args)
-    progress.enabled = True
+    progress.enabled = stopping.enabled = True
     return COMMANDS[args.cmd](args)
 
 
