@@ -83,3 +83,15 @@ def test_the_parameter_reference_is_what_nicsim_params_markdown_prints():
     table = [line for line in reference.splitlines() if line.startswith("|")]
     assert table == nicsim("params", "--markdown").splitlines(), \
         "docs/configuration.md's parameter reference is stale: paste `nicsim params --markdown` into it"
+
+
+def test_the_notebook_extra_brings_jupyterlab_and_readme_says_so():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(d.startswith("jupyterlab") for d in extras["notebook"])
+    assert not any(d.startswith("jupyterlab") for d in extras["test"]), "the tests run notebooks without JupyterLab"
+    readme = (root / "README.md").read_text()
+    assert "pip install '.[notebook]'" in readme and "jupyter lab examples/" in readme

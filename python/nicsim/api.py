@@ -7,7 +7,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from . import _core
+from . import _core, stopping
 from .config import Resolved, resolve
 from .errors import ConfigError, SimulationError
 from .physics import derived, hardware_latencies  # noqa: F401  the core's physics (docs/output.md)
@@ -65,7 +65,7 @@ def run(cfg: Source = None, sets: Sets = None) -> dict[str, Any]:
     r = as_resolved(cfg, sets)
     try:
         with watching(window_end_ps(r.values)):
-            out = json.loads(_core.run(r.to_json()))
+            out = json.loads(stopping.call(_core.run, r.to_json()))
     except ValueError as e:
         raise ConfigError(str(e)) from None
     except RuntimeError as e:

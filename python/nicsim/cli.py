@@ -9,7 +9,7 @@ import sys
 import time
 
 from .errors import ConfigError, SimulationError, Terminated, terminate_on_sigterm
-from .paths import output_dir, plot_file
+from .paths import out_dir, out_file, out_plot, output_dir
 
 CATS = ("copy", "tcpip", "driver", "os", "app", "conn")
 
@@ -51,10 +51,16 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _record_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pcap-out", metavar="FILE.pcap", help="write the frames that crossed the server's MAC (run.pcap_node) as a pcap capture (headers, true lengths, simulated time)")
-    p.add_argument("--trace-out", metavar="FILE.json", help="write a Chrome/Perfetto trace of the window run.trace_from_ps + run.trace_span_ps (default the first 10 ms)")
+    p.add_argument("--pcap-out", metavar="FILE.pcap", type=out_file(".pcap"), help="write the frames that crossed the server's MAC (run.pcap_node) as a pcap capture (headers, true lengths, simulated time)")
+    p.add_argument("--trace-out", metavar="FILE.json", type=out_file(".json"), help="write a Chrome/Perfetto trace of the window run.trace_from_ps + run.trace_span_ps (default the first 10 ms)")
     p.add_argument("--series", metavar="INTERVAL", help="a time series of the whole run in intervals of INTERVAL, e.g. 1ms (throughput, utilisation per processor, queue lengths): the JSON document's series")
-    p.add_argument("--series-plot", metavar="FILE", help="with --series: plot it to this image file")
+    p.add_argument("--series-plot", metavar="FILE", type=out_plot(), help="with --series: plot it to this image file")
+
+
+def _yes(p: argparse.ArgumentParser) -> None:
+    from .confirm import CONFIRM_RUNS
+
+    p.add_argument("--yes", action="store_true", help=f"run more than {CONFIRM_RUNS:,} --replications")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,13 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"nicsim {_version()}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     d = sub.add_parser("demo", help="base-system NetPIPE curves on built-in defaults: table and plot")
-    d.add_argument("--out", default="nicsim-demo", help="directory for the plot and JSON (default nicsim-demo)")
+    d.add_argument("--out", default="nicsim-demo", type=out_dir(), help="directory for the plot and JSON (default nicsim-demo)")
     d.add_argument("--quick", action="store_true", help="shorter points (0.2 s simulated each)")
     n = sub.add_parser("netpipe", help="NetPIPE streaming or ping-pong curve")
     _common(n)
     n.add_argument("--mode", choices=("stream", "pingpong"), help="stream (bandwidth, the default) or pingpong (latency)")
     n.add_argument("--max-size", help="largest message, e.g. '64 KiB'")
-    n.add_argument("--plot", help="write the throughput and latency plot to this file")
+    n.add_argument("--plot", type=out_plot(), help="write the throughput and latency plot to this file")
     nf = sub.add_parser("netperf", help="netperf TCP_STREAM, TCP_RR, TCP_CRR, UDP_STREAM or UDP_RR over many connections and clients")
     _common(nf)
     nf.add_argument("--test", help="TCP_STREAM (the default, or the configuration's workload.netperf.test), TCP_RR, TCP_CRR (a new connection per transaction), UDP_STREAM or UDP_RR")
@@ -79,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     nf.add_argument("--warmup", help="unmeasured warm-up, e.g. '200 ms'")
     nf.add_argument("--seed", type=int, help="run.seed (connection start offsets)")
     nf.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    _yes(nf)
     wb = sub.add_parser("web", help="a static web server under many closed-loop users (requests/s, response time, bandwidth)")
     _common(wb)
     wb.add_argument("--users", metavar="N[,N...]", help="concurrent users (default 100), or a comma-separated list such as 100,500,1000: one run per count and a table against users")
@@ -92,8 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     wb.add_argument("--warmup", help="unmeasured warm-up, e.g. '200 ms'")
     wb.add_argument("--seed", type=int, help="run.seed (think times, start offsets)")
     wb.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    _yes(wb)
     wb.add_argument("--vs-base", action="store_true", help="also run the base placement on the same hardware and report the improvement")
-    wb.add_argument("--plot", metavar="FILE", help="with a list of --users: write requests/s and response time against users to this image file")
+    wb.add_argument("--plot", metavar="FILE", type=out_plot(), help="with a list of --users: write requests/s and response time against users to this image file")
     ho = sub.add_parser("handoff", help="a connection-handoff configuration by its study name, e.g. W-1024-P-L-FCFS-400 (handoff.md §10)")
     ho.add_argument("name", help="WORKLOAD-MAXCONNS-PRIORITY-LOADCONTROL-SELECTION-MIPS")
     ho.add_argument("--config", default=None, help="preset or TOML file the name applies to (default kimrixner2006)")
@@ -101,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     ho.add_argument("--json", action="store_true", help="print one JSON document")
     ho.add_argument("--seed", type=int, help="run.seed (start offsets, response sizes, lifetimes)")
     ho.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
+    _yes(ho)
     _record_options(ho)
     be = sub.add_parser("bulkecho", help="Roca's bench/benchd harness: bulk throughput or echo RTT against TSDU size, per stack organisation (stacks.md §B.8)")
     be.add_argument("config", help="preset or TOML file, e.g. roca1996-ethernet")
@@ -116,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a parameter (repeatable)")
     be.add_argument("--seed", type=int, help="run.seed (the connections' start offsets)")
     be.add_argument("--replications", type=int, default=1, help="runs per TSDU on consecutive seeds, summarised with a 95%% confidence interval")
+    _yes(be)
     be.add_argument("--json", action="store_true", help="print one JSON document")
     _record_options(be)
     r = sub.add_parser("run", help="run the workload a configuration file names")
@@ -131,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--gammas", default="0:3.5:0.25", help="γ values: list or start:stop:step")
     g.add_argument("--msg-size", action="append", help="message size (repeatable; default 2 Mbit and 8 Kbit)")
     g.add_argument("--duration", default="2 s", help="measured window per run (default 2 s, the thesis's)")
-    g.add_argument("--plot", help="write δb(γ) plot to this file")
+    g.add_argument("--plot", type=out_plot(), help="write δb(γ) plot to this file")
     sub.add_parser("presets", help="list the presets")
     pp = sub.add_parser("params", help="list every parameter with unit, default and source")
     pp.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/configuration.md)")
@@ -153,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="print one JSON document")
     v.add_argument("--suite", help="run every experiment of a thesis nicsim can run, in its table layout: ortiz2008 (docs/validation.md)")
     v.add_argument("--only", help="with --suite: comma-separated experiment ids (E5) or row-id prefixes (E4.x1)")
-    v.add_argument("--report", metavar="DIR", help="with --suite: write index.html and PNG plots of the model's curves into DIR")
+    v.add_argument("--report", metavar="DIR", type=out_dir(), help="with --suite: write index.html and PNG plots of the model's curves into DIR")
     v.add_argument("--config", metavar="FILE", help="a configuration (e.g. from calibrate --out) whose overrides apply to every row")
     c = sub.add_parser("calibrate", help="fit the four category scales to T1-T5 and P1-P3, or the zabaljauregui placeholders to test A (docs/calibration.md)")
     c.add_argument("--family", choices=("ortiz2008", "zabaljauregui"), default="ortiz2008",
@@ -164,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--reference", metavar="FILE", help="fit to your own reference rows instead (with --fit, --train, --out; docs/validation.md)")
     c.add_argument("--fit", metavar="KEY[,KEY...]", help="with --reference: the numeric keys to fit, e.g. costs.scale.copy,costs.scale.tcpip")
     c.add_argument("--train", metavar="ID[,ID...]", help="with --reference: the training rows (default: rows whose role is training)")
-    c.add_argument("--out", metavar="CONFIG.toml", help="with --reference: write the fitted values as a configuration extending the rows' preset")
+    c.add_argument("--out", metavar="CONFIG.toml", type=out_file(".toml", example="fitted"), help="with --reference: write the fitted values as a configuration extending the rows' preset")
     c.add_argument("--config", metavar="FILE", help="with --reference: a configuration (your host's overrides) applied to every row before the fit, and kept in --out")
     c.add_argument("--json", action="store_true", help="with --reference: print one JSON document")
     return ap
@@ -185,11 +195,15 @@ def main(argv: list[str] | None = None) -> None:
         print(f"nicsim: simulation failed: {e}", file=sys.stderr)
         sys.exit(3)
     except KeyboardInterrupt:
+        from . import stopping
+
         print("nicsim: interrupted", file=sys.stderr)
-        sys.exit(130)
+        stopping.exit(130)
     except Terminated:
+        from . import stopping
+
         print("nicsim: terminated (SIGTERM)", file=sys.stderr)
-        sys.exit(143)
+        stopping.exit(143)
     except BrokenPipeError:
         # The reader went away (`nicsim params | head`): stop quietly, as Unix tools do.
         sys.stdout = open(os.devnull, "w")
@@ -214,12 +228,20 @@ def _dispatch(argv: list[str]) -> int:
         from .probe import main_probe
 
         return main_probe(argv[1:])
-    args = build_parser().parse_args(argv)
-    from . import progress
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    from . import progress, stopping
+    from .config import parse_set
+    from .confirm import replications
     from .record import arm
+    from .twice import check_given_twice
+
+    command = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction)).choices[args.cmd]
+    check_given_twice(args.cmd, args, parse_set(getattr(args, "set", [])), command)
+    replications(args)
 
     arm(args)
-    progress.enabled = True
+    progress.enabled = stopping.enabled = True
     return COMMANDS[args.cmd](args)
 
 
@@ -243,7 +265,6 @@ def cmd_netpipe(args) -> int:
     if getattr(args, "max_size", None):
         sets["workload.netpipe.max_bytes"] = args.max_size
     sets.setdefault("workload.kind", "netpipe")
-    plot_file(getattr(args, "plot", None))
     t = time.perf_counter()
     out = api.run(args.config, sets)
     wall = time.perf_counter() - t
@@ -438,7 +459,7 @@ def cmd_demo(args) -> int:
     from . import api
     from .plot import plot_netpipe
 
-    out_dir = output_dir(args.out, create=True)
+    folder = output_dir(args.out, create=True)
     extra = {"workload.netpipe.target_ps": "200 ms"} if args.quick else {}
     results = {}
     for mode in ("pingpong", "stream"):
@@ -448,10 +469,10 @@ def cmd_demo(args) -> int:
         print_netpipe(res)
         print()
         results[mode] = res
-        (out_dir / f"base-{mode}.json").write_text(_dumps(res))
-    plot_netpipe({"base": results["stream"]}, out_dir / "base-netpipe.png", latency=results["pingpong"],
+        (folder / f"base-{mode}.json").write_text(_dumps(res))
+    plot_netpipe({"base": results["stream"]}, folder / "base-netpipe.png", latency=results["pingpong"],
                  title="nicsim demo: preset ortiz2008-base (NetPIPE, built-in defaults)")
-    print(f"plot: {out_dir / 'base-netpipe.png'}; JSON: {out_dir}/base-*.json")
+    print(f"plot: {folder / 'base-netpipe.png'}; JSON: {folder}/base-*.json")
     return 0
 
 
@@ -510,7 +531,6 @@ def cmd_web(args) -> int:
     for arg, v in (("--pcap-out", args.pcap_out), ("--trace-out", args.trace_out), ("--series", args.series)):
         if v:
             raise ConfigError(f"{arg} records one run: give --users one count, not a list")
-    plot_file(args.plot)
     try:
         sweep = run_web_users(args.config, _sets(args), users=users, **options)
     except SimulationError as e:
@@ -547,7 +567,6 @@ def cmd_handoff(args) -> int:
 def cmd_gamma_sweep(args) -> int:
     from .hpc import gamma_sweep, parse_grid
 
-    plot_file(args.plot)
     out = gamma_sweep(args.config, _sets(args), gammas=parse_grid(args.gammas, "--gammas"), msg_sizes=args.msg_size or ["2 Mbit", "8 Kbit"], duration=args.duration)
     if args.json:
         print(_dumps(out))

@@ -27,18 +27,15 @@ CATEGORIES = ("copy", "tcpip", "driver", "os", "app", "conn")
 
 
 def _read_toml(path: Path, what: str, where: str = "") -> dict:
-    """A TOML file; any failure is one line naming it (`where` says who named it)."""
+    """A TOML file (tomlfile.read_toml); any failure is one line naming it, and who named it."""
+    from .tomlfile import read_toml
+
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"{what} {str(path)!r}{where} not found") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{what} {str(path)!r}{where} is a folder, not a file") from None
-    except OSError as e:
-        raise ConfigError(f"{what} {str(path)!r}{where} cannot be read: {e.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{what} {str(path)!r}{where} is not valid TOML: {e}") from None
+        return read_toml(path, what)
+    except ConfigError as e:
+        if not where:
+            raise
+        raise ConfigError(f"{e}{where}") from None
 
 
 def preset_names() -> list[str]:
@@ -181,8 +178,10 @@ def parse_set(items: Iterable[str]) -> dict[str, str]:
     for item in items:
         if "=" not in item:
             raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set nic.mtu_bytes='1500 B'")
-        k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
+        k, v = (x.strip() for x in item.split("=", 1))
+        if k in out and out[k] != v:
+            raise ConfigError(f"--set {k}={out[k]} and --set {k}={v} give {k} twice; give one of them")
+        out[k] = v
     return out
 
 

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from .errors import ConfigError
+from .paths import out_file
 from .perfshare import CATEGORIES, Recording
 
 NS = ("nicsim-probe-a", "nicsim-probe-b")
@@ -279,7 +280,7 @@ def main_probe(argv: list[str]) -> int:
             raise ConfigError(f"probe: {message}")
 
     p = Parser(prog="nicsim probe", description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", help="reference file to write (CSV, the columns of nicsim validate --reference) from netperf or iperf3 runs")
+    p.add_argument("--out", type=out_file(".csv", example="mine"), help="reference file to write (CSV, the columns of nicsim validate --reference) from netperf or iperf3 runs")
     p.add_argument("--stream-sizes", default="1 KiB,16 KiB,64 KiB", help="TCP_STREAM send sizes (default 1 KiB,16 KiB,64 KiB)")
     p.add_argument("--rr-sizes", default="1 B,1 KiB", help="TCP_RR request and response sizes (default 1 B,1 KiB)")
     p.add_argument("--seconds", type=float, default=3.0, help="length of each run (default 3)")
@@ -287,7 +288,8 @@ def main_probe(argv: list[str]) -> int:
     p.add_argument("--veth", action="store_true", help="also over a veth pair between two namespaces probe creates and removes (root)")
     p.add_argument("--perf", action="store_true", help="also record each run with perf record -a and write the kernel's copy, TCP/IP, "
                    "driver and OS shares as share.CATEGORY rows (when perf works)")
-    p.add_argument("--host-out", help="measure the host's primitives in compiled code (copy bandwidths, system call, wake-ups, "
+    p.add_argument("--host-out", type=out_file(".toml", example="host"),
+                   help="measure the host's primitives in compiled code (copy bandwidths, system call, wake-ups, "
                    "memory latency, CPU count and clock; about 20 s, no netperf or iperf3) and write the configuration derived "
                    "from them (TOML extending modern-x86-loopback; rules in docs/real-host.md, hostfacts.py); alone, only this")
     a = p.parse_args(argv)

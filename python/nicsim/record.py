@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .paths import output_file, plot_file
 
 SNAPLEN_BYTES = 128
 # Ports are not modelled: the higher-addressed end of a flow (the server in nicsim's layouts,
@@ -31,12 +30,10 @@ _SINK: dict[str, Any] = {}
 
 def arm(args: Any) -> None:
     """`--pcap-out`, `--trace-out`, `--series` and `--series-plot`: checked before anything
-    runs, then the core is asked to record (`run.pcap`, `run.trace`, `run.series_ps`)."""
+    runs (the paths by the parser's types, paths.py), then the core is asked to record
+    (`run.pcap`, `run.trace`, `run.series_ps`)."""
     pcap, trace = getattr(args, "pcap_out", None), getattr(args, "trace_out", None)
     series, series_plot = getattr(args, "series", None), getattr(args, "series_plot", None)
-    output_file(pcap, "--pcap-out", (".pcap",))
-    output_file(trace, "--trace-out", (".json",))
-    plot_file(series_plot, "--series-plot")
     if series_plot and not series:
         raise ConfigError("--series-plot needs --series INTERVAL (e.g. --series 1ms)")
     if series:

@@ -160,10 +160,6 @@ def main_reference(args) -> int:
 
     if not (args.reference and args.fit):
         raise ConfigError("calibrate: --reference FILE and --fit KEY[,KEY...] go together (with --train and --out)")
-    if args.out:
-        out = Path(args.out)
-        if out.is_dir() or not out.parent.exists():
-            raise ConfigError(f"--out: {args.out!r} cannot be written (a directory, or its folder does not exist)")
     rows = load_reference(args.reference)
     keys = [k.strip() for k in args.fit.split(",") if k.strip()]
     train = [t.strip() for t in args.train.split(",") if t.strip()] if args.train else None

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ConfigError
+from .paths import out_plot
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,7 +29,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gammas", default="0:3.5:0.25", help="γ grid (default 0:3.5:0.25)")
     p.add_argument("--duration", default="2 s", help="measured window per run (default 2 s)")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--plot", help="write δb(γ) with LAWS and the fitted modified LAWS to this file")
+    p.add_argument("--plot", type=out_plot(), help="write δb(γ) with LAWS and the fitted modified LAWS to this file")
     return p
 
 
@@ -95,10 +96,11 @@ def study(config, sets, msg_size, gammas, duration) -> dict:
 def main_study(argv: list[str]) -> int:
     from .config import parse_set
     from .hpc import parse_grid
-    from .paths import plot_file
+    from .twice import check_given_twice
 
-    a = parser().parse_args(argv)
-    plot_file(a.plot)
+    p = parser()
+    a = p.parse_args(argv)
+    check_given_twice("study laws", a, parse_set(a.set), p)
     res = study(a.config, parse_set(a.set), a.msg_size, parse_grid(a.gammas, "--gammas"), a.duration)
     sweep = res.pop("_sweep")
     fit = res.pop("_fit", None)

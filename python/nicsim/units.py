@@ -1,7 +1,7 @@
 """Units at the edge: parse what a person writes ("400 MHz", "64 KiB", "1 Gbps", "80 ns")
 into integers in base units (Hz, bytes, bit/s, picoseconds), and format them back.
 
-Grammar (docs/units.md): `b` is a bit and `B` a byte. Rates and frequencies take SI prefixes
+Grammar (docs/configuration.md, "Unit grammar"): `b` is a bit and `B` a byte. Rates and frequencies take SI prefixes
 (k, M, G, T). Sizes take IEC prefixes (KiB, MiB, GiB) or plain B; `kB`, `KB` and `MB` are
 rejected so nobody has to guess whether they meant 10^3 or 2^10. Times are ps, ns, us (or µs),
 ms or s. A bare number (`9000`, `1e9`) is already in base units.

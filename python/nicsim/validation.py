@@ -162,25 +162,37 @@ class Measurer:
 def parse_tolerance(tol: str, value: float | None) -> tuple[float, float] | str:
     """A tolerance as the band it allows, or 'order'."""
     t = tol.strip().replace(" ", "")
+
+    def finite(x: str) -> float:
+        v = float(x)
+        if not math.isfinite(v):
+            raise ValueError
+        return v
+
     try:
         if t == "order":
             return "order"
         if t.startswith(">="):
-            return float(t[2:]), math.inf
+            return finite(t[2:]), math.inf
         if t.startswith("<="):
-            return -math.inf, float(t[2:])
+            return -math.inf, finite(t[2:])
         if ":" in t:
-            lo, hi = t.split(":", 1)
-            return float(lo), float(hi)
+            lo, hi = (finite(x) for x in t.split(":", 1))
+            if lo > hi:
+                raise ConfigError(f"tolerance {tol!r}: the band's low end {lo:g} is above its high end {hi:g}; write it low:high")
+            return lo, hi
         if value is None:
             raise ValueError
+        d = finite(t[:-1]) if t.endswith("%") else finite(t)
+        if d < 0:
+            raise ConfigError(f"tolerance {tol!r}: must be at least 0 (a negative tolerance passes nothing)")
         if t.endswith("%"):
-            d = abs(value) * float(t[:-1]) / 100.0
-        else:
-            d = float(t)
+            d = abs(value) * d / 100.0
         return value - d, value + d
+    except ConfigError:
+        raise
     except ValueError:
-        raise ConfigError(f"tolerance {tol!r}: expected 'N%', an absolute 'x', a band 'lo:hi', '>=x', '<=x' or 'order' (with a value for N% and x)") from None
+        raise ConfigError(f"tolerance {tol!r}: expected 'N%', an absolute 'x', a band 'lo:hi', '>=x', '<=x' or 'order' (finite numbers; with a value for N% and x)") from None
 
 
 def check_row(row: Row, m: Measurer) -> dict[str, Any]:
@@ -217,7 +229,9 @@ def read_records(path: str, header: str) -> list[dict]:
         raise ConfigError(f"--reference: {path!r} is not a file")
     try:
         if p.suffix.lower() == ".toml":
-            recs = tomllib.loads(p.read_text()).get("row", [])
+            from .tomlfile import read_toml
+
+            recs = read_toml(p, "--reference").get("row", [])
         else:
             with p.open(newline="") as f:
                 recs = list(csv.DictReader(f))
@@ -262,10 +276,23 @@ def load_reference(path: str) -> list[Row]:
 
             if str(r.get("test") or "").strip() not in TESTS:
                 raise ConfigError(f"--reference: row {i}: test {r.get('test')!r}: a netperf row needs one of {', '.join(TESTS)}")
+            size = str(r.get("msg_size") or "").strip()
+            if not size:
+                raise ConfigError(f"--reference: row {i}: a netperf row needs msg_size (the send or request size, e.g. 64KiB)")
+            from .units import UnitError, parse_size
+
+            try:
+                if parse_size(size) < 1:
+                    raise UnitError("at least 1 byte")
+            except (UnitError, ValueError) as e:
+                raise ConfigError(f"--reference: row {i}: msg_size {size!r} is not a size such as 64KiB ({e})") from None
         row = Row(str(r.get("id") or f"row{i}"), str(r["preset"]).strip(), cmd, str(r["metric"]).strip(), value, str(r["tolerance"]), role,
                   str(r.get("source") or ""), str(r.get("test") or "").strip(), str(r.get("msg_size") or "").strip(),
                   str(r.get("recv_size") or "").strip())
-        parse_tolerance(row.tolerance, row.value)
+        try:
+            parse_tolerance(row.tolerance, row.value)
+        except ConfigError as e:
+            raise ConfigError(f"--reference: row {i}: {e}") from None
         rows.append(row)
     return rows
 

@@ -30,6 +30,13 @@ fn progress() -> u64 {
     nicsim::workload::PROGRESS_PS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Asks the running simulation to stop (`true`: it returns within a few thousand events with
+/// the error "stopped on request"), or clears the request before a run (`false`).
+#[pyfunction]
+fn stop(requested: bool) {
+    nicsim::workload::STOP.store(requested, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Checks that the core accepts a configuration, without running it.
 #[pyfunction]
 fn validate(config_json: &str) -> PyResult<()> {
@@ -101,6 +108,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     std::panic::set_hook(Box::new(|_| {}));
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(progress, m)?)?;
+    m.add_function(wrap_pyfunction!(stop, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(engine_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench_bare_heap, m)?)?;

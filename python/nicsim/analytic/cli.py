@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 from . import laws
+from ..paths import out_plot
 from .fit import DEFAULT_BOUNDS, FitError, fit_modified, fit_modified_split
 
 MAX_ROWS = 1_000_000
@@ -125,7 +126,7 @@ def _add_model_args(ap, vtype):
     ap.add_argument("--link-bps", type=vtype("link-bps", 0.0, low_open=True),
                     help="link bandwidth B in bit/s")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    ap.add_argument("--plot", metavar="FILE", help="write a PNG plot of delta_b against gamma")
+    ap.add_argument("--plot", metavar="FILE", type=out_plot(), help="write a PNG plot of delta_b against gamma")
 
 
 def _as_list(v):

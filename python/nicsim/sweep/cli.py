@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..confirm import CONFIRM_RUNS, confirm_runs
 from ..errors import ConfigError, Terminated
-from ..paths import output_dir, store_file
+from ..paths import in_store, out_dir, out_store
 
 EPILOG = """VALUES: a list 100MHz,200MHz (';' separates values that hold commas), a linear range
 START:STOP:STEP (0:3.5:0.25, stop included), or a log range log:START:STOP:N (log:1KiB:1MiB:11).
@@ -40,15 +41,14 @@ def sweep_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=_workers, help="local processes (default: every core)")
     ap.add_argument("--dask", metavar="ADDRESS|local", help="run on a Dask cluster at ADDRESS, or on a local one")
     ap.add_argument("--retries", type=int, default=2, help="runs of a point whose worker died before it is recorded as failed (default 2)")
-    ap.add_argument("--out", required=True, metavar="STORE", help="result store (SQLite file; created or resumed)")
+    ap.add_argument("--out", required=True, metavar="STORE", type=out_store(), help="result store (SQLite file; created or resumed)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--yes", action="store_true", help=f"run a grid of more than {GRID_CONFIRM:,} points")
     return ap
 
 
-# Above this many points a sweep says how big it is and runs only with --yes: at a second or
-# more a point it would take hours before anything else was said.
-GRID_CONFIRM = 10_000
+# Above this many points a sweep says how big it is and runs only with --yes (confirm.py).
+GRID_CONFIRM = CONFIRM_RUNS
 
 
 def _grid_size(grid: dict[str, str], zip_: bool, benchmark: str | None) -> int:
@@ -67,8 +67,8 @@ def _grid_size(grid: dict[str, str], zip_: bool, benchmark: str | None) -> int:
 
 def report_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="nicsim report", description="HTML report, PNG and SVG figures, CSV and Parquet tables of a sweep store.")
-    ap.add_argument("store", help="result store written by nicsim sweep")
-    ap.add_argument("--out", required=True, metavar="DIR", help="directory for report.html, figures and tables")
+    ap.add_argument("store", type=in_store(), help="result store written by nicsim sweep")
+    ap.add_argument("--out", required=True, metavar="DIR", type=out_dir(), help="directory for report.html, figures and tables")
     return ap
 
 
@@ -117,10 +117,11 @@ def _sweep(args) -> int:
             raise ConfigError(f"--grid {g!r}: {k} is already swept by another --grid")
         grid[k] = v
     sets = parse_set(args.set)
-    store_file(args.out)
+    for k in grid:
+        if k in sets:
+            raise ConfigError(f"--grid {k}={grid[k]} and --set {k}={sets[k]} both give {k}; give one of them")
     n = _grid_size(grid, args.zip, args.benchmark)
-    if n > GRID_CONFIRM and not args.yes:
-        raise ConfigError(f"the grid has {n:,} points (above {GRID_CONFIRM:,}); add --yes to run it, or narrow --grid")
+    confirm_runs(n, args.yes, "the grid has", "narrow --grid")
     if args.dask is not None and args.dask != "local":
         try:
             import distributed  # noqa: F401
@@ -147,7 +148,6 @@ def _sweep(args) -> int:
 def _report(args) -> int:
     from .report import write_report
 
-    output_dir(args.out)
     path = write_report(args.store, args.out)
     print(f"report: {path}")
     return 0

@@ -27,7 +27,6 @@ import hashlib
 import itertools
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -209,13 +208,9 @@ def normalise_source(config: Any) -> Any:
     s = str(config)
     path = Path(s)
     if s.endswith(".toml") or path.exists():
-        try:
-            with open(path, "rb") as f:
-                doc = tomllib.load(f)
-        except FileNotFoundError:
-            raise ConfigError(f"configuration file {s!r} not found") from None
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"configuration file {s!r} cannot be read: {e}") from None
+        from ..tomlfile import read_toml
+
+        doc = read_toml(path)
         doc.pop("description", None)
         return doc
     load_preset(s)  # raises with the list of presets

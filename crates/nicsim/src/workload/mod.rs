@@ -20,7 +20,7 @@ use crate::stats::{Snapshot, Window};
 use crate::system::World;
 use crate::units::{Duration, Time};
 use serde_json::Value;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A measured window after a warm-up: its edges and the snapshot taken at the first.
 #[derive(Debug)]
@@ -116,6 +116,12 @@ pub fn build(cfg: &Config) -> Box<dyn Workload> {
 pub static PROGRESS_PS: AtomicU64 = AtomicU64::new(0);
 const PROGRESS_EVERY: u64 = 1 << 14;
 
+/// Set from outside (`nicsim._core.stop`, on SIGTERM or Ctrl-C) to end the running simulation:
+/// read where progress is published, so a run stops within `PROGRESS_EVERY` events, with the
+/// error `STOPPED`. Cleared by whoever starts the next run; never set by the model.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+pub const STOPPED: &str = "stopped on request (SIGTERM or Ctrl-C)";
+
 /// Runs `wl` until it stops: its own times go before or after engine events as it asks,
 /// and every finished thread operation is handed to it after the event that finished it.
 pub fn drive(w: &mut World, wl: &mut dyn Workload) -> Result<(), String> {
@@ -157,6 +163,9 @@ pub fn drive_sampled(
         steps += 1;
         if steps.is_multiple_of(PROGRESS_EVERY) {
             PROGRESS_PS.store(w.eng.now().0, Ordering::Relaxed);
+            if STOP.load(Ordering::Relaxed) {
+                return Err(STOPPED.to_string());
+            }
         }
         while let Some((node, tid)) = w.take_done() {
             let flow = wl.on_done(w, node, tid)?;
