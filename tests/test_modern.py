@@ -189,3 +189,36 @@ def test_autocorking_holds_short_nodelay_writes_while_an_earlier_send_is_in_the_
           "workload.netperf.warmup_ps": "5 ms", "cpu.count": 1}
     a, b = (api.run("modern-x86-loopback", {**lo, "tcp.autocork": v})["nodes"]["node1"]["data_segments_sent"] for v in (True, False))
     assert a == b
+
+
+def test_a_wake_up_of_a_polling_idle_cpu_sends_no_ipi_and_a_halted_one_gets_one():
+    sets = {"workload.netperf.test": "tcp_rr", "workload.netperf.msg_bytes": "1 B", "workload.netperf.duration_ps": "20 ms",
+            "workload.netperf.warmup_ps": "5 ms"}
+
+    def run(poll):
+        out = api.run("modern-x86-loopback", {**sets, "sched.idle_poll": poll})
+        ipis = sum(p["ipi_per_s"] for k, p in out["processors"].items() if k.startswith("node1."))
+        return ipis / out["netperf"]["aggregate"]["transactions_per_s"], out["netperf"]["aggregate"]["transactions_per_s"]
+
+    (halted_ipis, halted_rate), (polled_ipis, polled_rate) = run(False), run(True)
+    # Each transaction wakes the other end on the other CPU: an IPI each way when it halts.
+    assert halted_ipis > 1.5, halted_ipis
+    assert polled_ipis < 0.05, polled_ipis
+    assert polled_rate > halted_rate
+
+
+def test_probe_reads_whether_the_host_idles_by_polling(tmp_path):
+    from nicsim.hostfacts import cpuidle, idle_polls
+
+    def host(driver, poll_ns=None):
+        (tmp_path / "devices/system/cpu/cpuidle").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "devices/system/cpu/cpuidle/current_driver").write_text(driver + "\n")
+        if poll_ns is not None:
+            (tmp_path / "module/haltpoll/parameters").mkdir(parents=True, exist_ok=True)
+            (tmp_path / "module/haltpoll/parameters/guest_halt_poll_ns").write_text(f"{poll_ns}\n")
+        return idle_polls(cpuidle(str(tmp_path)))
+
+    assert host("intel_idle") is True
+    assert host("haltpoll", 0) is False and host("haltpoll", 200000) is True
+    assert host("acpi_idle") is None
+    assert idle_polls(cpuidle(str(tmp_path / "nowhere"))) is False

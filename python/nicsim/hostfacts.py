@@ -25,7 +25,12 @@ Rules (`derive()`), in order, each key from one primitive and what the core comp
 5. `costs.scale.os` = measured getppid time / the core's price of the system-call entry and
    exit: rx_syscall's job (`stage_ps`) × ENTRY_EXIT_INSTRUCTIONS / its i_pkt, under rules 1-3.
 6. `sched.wake_latency_ps` = (cross-CPU − same-CPU round trip) / 2 − apic.ipi_latency_ps, at
-   least 0 (each round trip has two wake-ups; the model delivers the IPI itself)."""
+   least 0 (each round trip has two wake-ups; the model delivers the IPI itself).
+7. `sched.idle_poll` from the cpuidle driver in sysfs (a fact, not a measurement): intel_idle
+   idles in MWAIT with TIF_POLLING_NRFLAG set (mwait_idle_with_hints), so a wake-up needs no
+   IPI: true; haltpoll polls first only when guest_halt_poll_ns > 0: true then, else false (it
+   halts, and a wake-up is an IPI through the hypervisor); no cpuidle driver: default_idle
+   halts, false; any other driver (acpi_idle may halt or MWAIT): the preset's."""
 from __future__ import annotations
 
 import json
@@ -107,6 +112,7 @@ def measure(budget_s: float = BUDGET_S, round_trips: int = ROUND_TRIPS, repeats:
             if len(cpus) > 1:
                 cross.append(_core.host_round_trip_ns(cpus[0], cpus[1], round_trips, WARM_TRIPS))
         loop_hz = _core.host_loop_clock_hz(budget_s)
+        idle = cpuidle()
     except OSError as e:
         raise ConfigError(f"probe --host-out: a measurement failed: {e}") from None
     return {
@@ -123,7 +129,35 @@ def measure(budget_s: float = BUDGET_S, round_trips: int = ROUND_TRIPS, repeats:
         "load_latency_memory_ns": load_far,
         "round_trip_same_cpu_ns": statistics.median(same),
         "round_trip_cross_cpu_ns": statistics.median(cross) if cross else None,
+        "cpuidle": idle,
     }
+
+
+def cpuidle(root: str = "/sys") -> dict[str, Any]:
+    """The cpuidle driver and, for haltpoll, how long a guest polls before it halts."""
+    def read(path: str) -> str | None:
+        try:
+            return Path(root, path).read_text().strip()
+        except OSError:
+            return None
+
+    poll = read("module/haltpoll/parameters/guest_halt_poll_ns")
+    return {"driver": read("devices/system/cpu/cpuidle/current_driver") or "none",
+            "guest_halt_poll_ns": int(poll) if poll and poll.isdigit() else None}
+
+
+def idle_polls(idle: dict[str, Any] | None) -> bool | None:
+    """Rule 7: whether an idle CPU polls its need-resched flag; None when it cannot be told."""
+    if not idle:
+        return None
+    driver = idle.get("driver")
+    if driver == "intel_idle":
+        return True
+    if driver == "haltpoll":
+        return bool(idle.get("guest_halt_poll_ns"))
+    if driver == "none":
+        return False
+    return None
 
 
 def _best_pipe(size_bytes: int, budget_s: float) -> dict[str, float]:
@@ -191,6 +225,10 @@ def derive(prims: dict[str, Any], preset: str = PRESET) -> dict[str, Any]:
         extra_ns = (float(prims["round_trip_cross_cpu_ns"]) - float(prims["round_trip_same_cpu_ns"])) / 2
         ipi_ns = float(base.values["apic.ipi_latency_ps"]) / 1000
         out["sched.wake_latency_ps"] = max(0.0, round(extra_ns - ipi_ns)) * 1000
+    # Rule 7
+    polls = idle_polls(prims.get("cpuidle"))
+    if polls is not None:
+        out["sched.idle_poll"] = polls
     return out
 
 
@@ -219,7 +257,8 @@ def primitive_lines(p: dict[str, Any]) -> list[str]:
 def host_toml(prims: dict[str, Any], derived: dict[str, Any], preset: str = PRESET) -> str:
     """The host file: plain TOML (strings, numbers, tables) extending `preset`, its header the
     primitives and the rules, each key's rule beside it."""
-    rule = {"cpu.count": 1, "cpu.clock_hz": 1, "mem.miss_cycles": 2, "mem.hit_ratio": 3, "costs.scale.os": 5, "sched.wake_latency_ps": 6}
+    rule = {"cpu.count": 1, "cpu.clock_hz": 1, "mem.miss_cycles": 2, "mem.hit_ratio": 3, "costs.scale.os": 5, "sched.wake_latency_ps": 6,
+            "sched.idle_poll": 7}
     head = [f"# The host nicsim probe --host-out measured on {time.strftime('%Y-%m-%d')}: its primitives in compiled code",
             "# (crates/nicsim-probe), and the keys derived from them by the rules of docs/real-host.md §1a. Nothing",
             "# here is fitted to a netperf or iperf3 row. Primitives:"]
@@ -233,6 +272,8 @@ def host_toml(prims: dict[str, Any], derived: dict[str, Any], preset: str = PRES
             text = f'"{v / 1e6:.0f} MHz"'
         elif key == "sched.wake_latency_ps":
             text = f'"{v / 1000:.0f} ns"'
+        elif isinstance(v, bool):
+            text = "true" if v else "false"
         else:
             text = repr(v)
         tables.setdefault(table, []).append(f"{leaf} = {text}  # rule {n}")

@@ -25,6 +25,9 @@ pub struct Sched {
     /// A wake-up of a thread whose idle processor is another queues it there, and that
     /// processor activates it (Linux's `ttwu_queue_wakelist`); else the waker does.
     pub wake_list: bool,
+    /// An idle CPU polls its need-resched flag (TIF_POLLING_NRFLAG) instead of halting: a
+    /// wake-up there needs no IPI.
+    pub idle_poll: bool,
 }
 
 /// How a processor's scheduler chooses among its runnable threads (`sched.policy`).

@@ -3,7 +3,7 @@
 //! HANDOFF), a close's FIN, datagrams; and waking a thread a softirq made runnable.
 
 use crate::engine::Engine;
-use crate::hw::cpu::Notice;
+use crate::hw::cpu::{Job, Notice, Then};
 use crate::node::effect::Effect;
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::Op;
@@ -126,9 +126,20 @@ impl Node {
         self.stats.wakeups += 1;
         self.procs[from].stats.wakeups += 1;
         self.threads[tid].woken = true;
-        self.set_runnable(tid, true);
         let p = self.threads[tid].proc;
-        if self.fw() == Some(from) {
+        // An idle CPU that polls its need-resched flag sees the wake-up without an IPI
+        // (set_nr_if_polling; send_call_function_single_ipi for the wake list).
+        let polled = self.cfg.sched.idle_poll && p != from && self.cpu_idle(p);
+        self.set_runnable(tid, true);
+        if polled && self.fw() != Some(from) {
+            if std::mem::take(&mut self.threads[tid].wake_listed) {
+                // The idle loop runs the wake list itself (flush_smp_call_function_queue).
+                let activate = self.piece(&self.cfg.costs.wake_activate, 0, 1);
+                let job = Job::new(Then::Notified(Notice::WakeList)).with(activate);
+                self.procs[p].hardirq_q.push_back(job);
+            }
+            self.kick(eng, wire, p);
+        } else if self.fw() == Some(from) {
             // The handoff NIC's RECV_DATA, SEND_ACKED or CONN_EVENT for a waiting thread.
             self.nic_event(eng, p, Notice::NicEvent);
         } else if p != from {
