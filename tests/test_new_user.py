@@ -230,3 +230,15 @@ def test_numeric_options_refuse_garbage_in_one_line(args, option):
 def test_laws_fit_help_names_what_is_required():
     text = cli("laws", "fit", "--help").stdout
     assert "Required" in text and "--p" in text.split("Required", 1)[1]
+
+
+def test_the_demo_prints_its_summary_first_and_two_next_commands(tmp_path):
+    r = cli("demo", "--quick", "--out", str(tmp_path / "d"), timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("nicsim demo:") and lines[1].startswith("latency:") and "peak throughput" in lines[2]
+    assert "size B" not in r.stdout, "the point tables only on request"
+    nxt = lines.index("next:")
+    assert all(line.strip().startswith("nicsim ") for line in lines[nxt + 1:nxt + 3])
+    tables = cli("demo", "--quick", "--tables", "--out", str(tmp_path / "t"), timeout=120)
+    assert tables.stdout.count("size B") == 2
