@@ -2,6 +2,7 @@
 dpkt, as Wireshark would), a pcap capture in for the packet generator, and a Chrome/Perfetto
 trace whose busy time is the run's utilisation."""
 import json
+import struct
 from collections import defaultdict
 
 import dpkt
@@ -162,3 +163,42 @@ def test_a_capture_without_tcp_responses_is_one_line(tmp_path):
         dpkt.pcap.Writer(f).writepkt(bytes(dpkt.ethernet.Ethernet(data=dpkt.ip.IP(p=17, data=dpkt.udp.UDP()))), ts=1.0)
     with pytest.raises(ConfigError, match="workload.web.trace_file: .* has no TCP connection with a response"):
         load_web_trace(cap)
+
+
+def test_a_capture_carries_the_headers_a_linux_stack_writes(tmp_path):
+    # TCP_CRR: every connection's handshake is in the capture.
+    out = tmp_path / "crr.pcap"
+    assert main(["netperf", "ortiz2008-base", "--test", "TCP_CRR", "--connections", "4", "--duration", "10 ms",
+                 "--pcap-out", str(out)]) == 0
+    frames = read_pcap(out)
+    mtu = 9000  # ortiz2008-base's jumbo frames
+    wscale, last_id, tsval = {}, {}, {}
+    scaled = 0
+    for _, e in frames:
+        ip = e.data
+        tcp = ip.data
+        assert ip.df and dpkt.in_cksum(ip.pack_hdr()) == 0, "DF set and a valid header checksum"
+        opts = dict(dpkt.tcp.parse_opts(tcp.opts))
+        key = (ip.src, tcp.sport, ip.dst, tcp.dport)  # one socket
+        # Linux's IP identification: a per-socket counter, one more each segment.
+        if key in last_id:
+            assert ip.id == (last_id[key] + 1) & 0xFFFF
+        last_id[key] = ip.id
+        # Timestamps on every segment: a clock that never runs back, the peer's latest echoed.
+        val, ecr = struct.unpack(">II", opts[dpkt.tcp.TCP_OPT_TIMESTAMP])
+        assert val >= tsval.get(key, 0)
+        tsval[key] = val
+        peer = (ip.dst, tcp.dport, ip.src, tcp.sport)
+        if not tcp.flags & dpkt.tcp.TH_SYN or tcp.flags & dpkt.tcp.TH_ACK:
+            assert ecr == tsval.get(peer, ecr)
+        if tcp.flags & dpkt.tcp.TH_SYN:
+            assert struct.unpack(">H", opts[dpkt.tcp.TCP_OPT_MSS])[0] == mtu - 40
+            assert dpkt.tcp.TCP_OPT_SACKOK in opts
+            wscale[key] = opts[dpkt.tcp.TCP_OPT_WSCALE][0]
+        else:
+            scaled += 1
+    assert wscale and len(set(wscale.values())) == 1 and scaled > 0
+    # A non-SYN window, times the announced scale, is the model's window in bytes.
+    cfg = run("ortiz2008-base", {"workload.netpipe.sizes_bytes": "1 B", "workload.netpipe.target_ps": "1 ms"})["config"]
+    shift = next(iter(wscale.values()))
+    assert (2 * cfg["tcp"]["socket_buffer_bytes"]) >> shift <= 65535 < (2 * cfg["tcp"]["socket_buffer_bytes"]) >> max(0, shift - 1)

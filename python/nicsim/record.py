@@ -88,30 +88,87 @@ def _ports(src: int, dst: int, flow: int) -> tuple[int, int]:
     return (ephemeral, SERVER_PORT) if src < dst else (SERVER_PORT, ephemeral)
 
 
-def frame_bytes(row: dict) -> bytes:
+class Stack:
+    """What a real Linux stack puts in the headers the model does not carry, kept per flow
+    and direction across a capture: the window scale and MSS its SYNs announce, RFC 7323
+    timestamps (a millisecond clock with a per-connection offset, TSecr echoing the peer's
+    latest TSval), and the IP identification (a per-socket counter, DF set, as Linux's
+    `ip_select_ident_segs` for TCP)."""
+
+    def __init__(self, mtu_bytes: int = 1500, socket_buffer_bytes: int = 65536, doubled: bool = True):
+        space = socket_buffer_bytes * (2 if doubled else 1)
+        # tcp_select_initial_window: the shift that lets the largest window be advertised.
+        self.wscale = max(0, min(14, space.bit_length() - 1 - 15))
+        self.mss = max(1, mtu_bytes - 40)  # the MSS a SYN advertises: the MTU less IP and TCP headers
+        self.tsval: dict[tuple[int, int], int] = {}
+        self.ip_id: dict[tuple[int, int], int] = {}
+
+    @classmethod
+    def of(cls, result: dict) -> "Stack":
+        c = result.get("config") or {}
+        tcp, nic = c.get("tcp") or {}, c.get("nic") or {}
+        return cls(int(nic.get("mtu_bytes", 1500)), int(tcp.get("socket_buffer_bytes", 65536)),
+                   tcp.get("buffer_semantics", "linux") == "linux")
+
+    @staticmethod
+    def _offset(src: int, flow: int) -> int:
+        return (0x9E3779B1 * (flow * 131 + src + 1)) & 0xFFFFFFFF
+
+    def next_ip_id(self, src: int, flow: int) -> int:
+        k = (src, flow)
+        self.ip_id[k] = (self.ip_id.get(k, self._offset(src, flow) & 0xFFFF) + 1) & 0xFFFF
+        return self.ip_id[k]
+
+    def timestamps(self, row: dict) -> tuple[int, int]:
+        """TSval of this segment's sender, and TSecr: the peer's latest TSval on the flow."""
+        src, dst, flow = row["src"], row["dst"], row["flow"]
+        val = (row["at_ps"] // 10**9 + self._offset(src, flow)) & 0xFFFFFFFF
+        self.tsval[src, flow] = val
+        return val, self.tsval.get((dst, flow), 0)
+
+
+def frame_bytes(row: dict, stack: Stack | None = None) -> bytes:
     """The headers of one recorded frame (a row of `record.pcap.frames` by column name)."""
     import dpkt
 
+    stack = stack or Stack()
     sport, dport = _ports(row["src"], row["dst"], row["flow"])
     ip_len = min(row["ip_bytes"], 65535)
     if row["proto"] == "raw":
         return bytes(dpkt.ethernet.Ethernet(src=_mac(row["src"]), dst=_mac(row["dst"]), type=0x88B5, data=b""))
+    ip_id, df = 0, 0
     if row["proto"] == "tcp":
-        # Options fill the header to the length the frame has: timestamps (12 bytes with two
-        # NOPs) when they fit, NOPs for the rest (SACK blocks are not written out).
-        # The headers' length is the frame's (the core's); their fixed parts are the format's.
+        # Options fill the header to the length the frame has (the core's): a SYN's MSS,
+        # SACK-permitted, timestamps and window scale in Linux's order (20 bytes); otherwise
+        # timestamps (12 bytes with two NOPs) when they fit; NOPs for the rest (SACK blocks are
+        # not written out). The headers' fixed parts are the format's.
         base = dpkt.ip.IP.__hdr_len__ + dpkt.tcp.TCP.__hdr_len__
         most = 4 * 0xF - dpkt.tcp.TCP.__hdr_len__  # a 4-bit data offset in 32-bit words
         opt_len = max(0, min(most, row["ip_bytes"] - row["payload_bytes"] - base))
-        opts = (b"\x01\x01\x08\x0a" + bytes(8) if opt_len >= 12 else b"")
+        syn = bool(row["tcp_flags"] & dpkt.tcp.TH_SYN)
+        tsval, tsecr = stack.timestamps(row)
+        ts = b"\x08\x0a" + struct.pack(">II", tsval, tsecr)
+        mss = b"\x02\x04" + struct.pack(">H", min(stack.mss, 65535))
+        wscale = b"\x01\x03\x03" + bytes([stack.wscale])
+        if syn and opt_len >= 20:
+            opts = mss + b"\x04\x02" + ts + wscale
+        elif syn and opt_len >= 12:
+            opts = mss + b"\x01\x01\x04\x02" + wscale
+        else:
+            opts = b"\x01\x01" + ts if opt_len >= 12 else b""
         opts += b"\x01" * (opt_len - len(opts))
+        # A SYN's window is never scaled (RFC 7323 §2.2); every other one is, by the shift the
+        # SYNs announced.
+        win = row["window_bytes"] if syn else row["window_bytes"] >> stack.wscale
         l4 = dpkt.tcp.TCP(sport=sport, dport=dport, seq=row["seq"] & 0xFFFFFFFF, ack=row["ack"] & 0xFFFFFFFF,
-                          flags=row["tcp_flags"], win=min(row["window_bytes"], 65535), opts=opts, off=(20 + opt_len) // 4)
+                          flags=row["tcp_flags"], win=min(win, 65535), opts=opts, off=(20 + opt_len) // 4)
         proto = dpkt.ip.IP_PROTO_TCP
+        ip_id, df = stack.next_ip_id(row["src"], row["flow"]), 1
     else:
         l4 = dpkt.udp.UDP(sport=sport, dport=dport, ulen=min(row["payload_bytes"] + 8, 65535))
         proto = dpkt.ip.IP_PROTO_UDP
-    ip = dpkt.ip.IP(src=_ip(row["src"]), dst=_ip(row["dst"]), p=proto, ttl=64, data=l4)
+    ip = dpkt.ip.IP(src=_ip(row["src"]), dst=_ip(row["dst"]), p=proto, ttl=64, id=ip_id, data=l4)
+    ip.df = df
     bytes(ip)  # fills the transport checksum over the headers
     # The datagram's true length, and the header checksum over it.
     ip.len, ip.sum = ip_len, 0
@@ -132,10 +189,11 @@ def write_pcap(result: dict, path: str) -> int:
     if rec is None:
         raise ConfigError("this result has no capture: run it with --pcap-out FILE (or --set run.pcap=true)")
     rows = _rows(rec["columns"], rec["frames"])
+    stack = Stack.of(result)
     with open(path, "wb") as f:
         f.write(bytes(dpkt.pcap.LEFileHdr(snaplen=SNAPLEN_BYTES, linktype=dpkt.pcap.DLT_EN10MB, magic=dpkt.pcap.TCPDUMP_MAGIC_NANO)))
         for r in rows:
-            head = frame_bytes(r)[:SNAPLEN_BYTES]
+            head = frame_bytes(r, stack)[:SNAPLEN_BYTES]
             sec, ns = divmod(r["at_ps"] // 1000, 10**9)
             f.write(struct.pack("<IIII", sec, ns, len(head), 14 + r["ip_bytes"]) + head)
     return len(rows)
@@ -210,7 +268,7 @@ def save(result: dict, pcap_out: str | None, trace_out: str | None) -> list[str]
     rec = result.pop("record", None) or {}
     notes, summary = [], {}
     if pcap_out and "pcap" in rec:
-        n = write_pcap({"record": rec}, pcap_out)
+        n = write_pcap({"record": rec, "config": result.get("config")}, pcap_out)
         summary["pcap"] = {"file": pcap_out, "node": rec["pcap"]["node"], "frames": n, "left_out": rec["pcap"]["left_out"]}
         notes.append(f"pcap: {n:,} frames at {rec['pcap']['node']}'s MAC written to {pcap_out}"
                      + (f" ({rec['pcap']['left_out']:,} left out: run.pcap_max_frames)" if rec["pcap"]["left_out"] else ""))
