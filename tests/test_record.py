@@ -202,3 +202,24 @@ def test_a_capture_carries_the_headers_a_linux_stack_writes(tmp_path):
     cfg = run("ortiz2008-base", {"workload.netpipe.sizes_bytes": "1 B", "workload.netpipe.target_ps": "1 ms"})["config"]
     shift = next(iter(wscale.values()))
     assert (2 * cfg["tcp"]["socket_buffer_bytes"]) >> shift <= 65535 < (2 * cfg["tcp"]["socket_buffer_bytes"]) >> max(0, shift - 1)
+
+
+def test_the_timeline_covers_the_measured_window_and_no_track_overlaps_itself(tmp_path):
+    out = tmp_path / "run.json"
+    assert main(["netperf", "ortiz2008-base", "--duration", "20 ms", "--warmup", "5 ms", "--trace-out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    # By default the trace starts where the measured window does (run.trace_start = measured).
+    assert doc["otherData"]["from_ps"] == 5 * 10**9
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in doc["traceEvents"] if e.get("name") == "thread_name"}
+    assert {"wire tx", "wire rx"} <= set(names.values()), "each wire direction a track of its own"
+    tracks = defaultdict(list)
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "X":
+            tracks[e["pid"], e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
+    for k, slices in tracks.items():
+        slices.sort()
+        assert all(b[0] >= a[1] - 1e-6 for a, b in zip(slices, slices[1:])), names[k]
+    fixed = tmp_path / "fixed.json"
+    assert main(["netperf", "ortiz2008-base", "--duration", "20 ms", "--warmup", "5 ms", "--trace-out", str(fixed),
+                 "--set", "run.trace_start=fixed"]) == 0
+    assert json.loads(fixed.read_text())["otherData"]["from_ps"] == 0

@@ -231,10 +231,15 @@ def trace_events(result: dict) -> list[dict]:
     sent: dict[tuple, list[int]] = {}
     arrows = 0
     for node, blk in tr["nodes"].items():
+        # A frame handed to a busy MAC goes on the wire when the one before it is off: one
+        # direction's slices never overlap.
+        tx_free = 0
         for r in _rows(tr["frame_columns"], blk["frames"]):
             wire_ps = r["wire_ps"]
             pid, tid = track(node, "wire tx" if r["tx"] else "wire rx")
-            start = r["at_ps"] if r["tx"] else r["at_ps"] - wire_ps
+            start = max(r["at_ps"], tx_free) if r["tx"] else r["at_ps"] - wire_ps
+            if r["tx"]:
+                tx_free = start + wire_ps
             label = f"{r['proto']} flow {r['flow']} {r['payload_bytes']} B"
             ev.append({"ph": "X", "name": label, "cat": "wire", "pid": pid, "tid": tid, "ts": _us(start), "dur": _us(wire_ps),
                        "args": {k: r[k] for k in ("src", "dst", "flow", "seq", "ack", "ip_bytes", "payload_bytes")}})

@@ -17,7 +17,7 @@ use crate::os::thread::{Op, Priority};
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
-use crate::units::{Freq, Time};
+use crate::units::Freq;
 use crate::validate;
 use std::rc::Rc;
 
@@ -423,7 +423,7 @@ fn record(cfg: &Config, nodes: &mut [Node]) {
     let r = &cfg.run;
     let last = nodes.len() as i64 - 1;
     let pcap_node = if r.pcap_node < 0 { last } else { r.pcap_node };
-    let from = Time(r.trace_from_ps.0);
+    let from = cfg.trace_from();
     for (i, n) in nodes.iter_mut().enumerate() {
         if !(r.trace || r.pcap && i as i64 == pcap_node) {
             continue;

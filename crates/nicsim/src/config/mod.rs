@@ -20,7 +20,8 @@ pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX
 pub use sched::{Ksoftirqd, Sched, SchedPolicy};
 pub use workload::{
     ClientThreads, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen,
-    ServerThreads, TrialAggregate, Web, WebAppWork, WebMix, WebWorkers, Workload, WorkloadKind,
+    ServerThreads, TraceStart, TrialAggregate, Web, WebAppWork, WebMix, WebWorkers, Workload,
+    WorkloadKind,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -68,9 +69,10 @@ pub struct Run {
     pub pcap: bool,
     pub pcap_node: i64,
     pub pcap_max_frames: u64,
-    /// Record a timeline of [trace_from_ps, trace_from_ps + trace_span_ps): every
+    /// Record a timeline of `trace_span_ps` from where `trace_start` says: every
     /// processor's slices (at most `trace_max_slices` each), frames and DMA transfers.
     pub trace: bool,
+    pub trace_start: TraceStart,
     pub trace_from_ps: Duration,
     pub trace_span_ps: Duration,
     pub trace_max_slices: u64,

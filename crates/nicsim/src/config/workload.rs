@@ -71,6 +71,32 @@ pub enum WorkloadKind {
     Web,
 }
 
+/// Where a trace window starts (`run.trace_start`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceStart {
+    /// Where the workload's measured window starts: its warm-up's end (NetPIPE: the start).
+    Measured,
+    /// At `run.trace_from_ps`.
+    Fixed,
+}
+
+impl super::Config {
+    /// When the trace window opens.
+    pub fn trace_from(&self) -> crate::units::Time {
+        let w = &self.workload;
+        let t = match (self.run.trace_start, w.kind) {
+            (TraceStart::Fixed, _) => self.run.trace_from_ps,
+            (TraceStart::Measured, WorkloadKind::Netpipe) => Duration(0),
+            (TraceStart::Measured, WorkloadKind::Hpcbench) => w.hpcbench.warmup_ps,
+            (TraceStart::Measured, WorkloadKind::PacketGen) => w.packet_gen.warmup_ps,
+            (TraceStart::Measured, WorkloadKind::Netperf) => w.netperf.warmup_ps,
+            (TraceStart::Measured, WorkloadKind::Web) => w.web.warmup_ps,
+        };
+        crate::units::Time(t.0)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NetperfTest {

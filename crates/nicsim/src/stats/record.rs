@@ -52,7 +52,7 @@ fn timed_row(w: &World, e: &WireEvent) -> Value {
 }
 
 fn trace_json(w: &World) -> Value {
-    let from = w.cfg.run.trace_from_ps.0;
+    let from = w.cfg.trace_from().0;
     let mut frame_columns = FRAME_COLUMNS.to_vec();
     frame_columns.push("wire_ps");
     let mut procs = Map::new();
