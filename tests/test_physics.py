@@ -112,7 +112,7 @@ def test_auto_defaults_are_the_cores():
         d = physics.defaults(mtu, ts, v["link.rate_bps"])
         assert v["tcp.initial_window_segments"] == d["initial_window_segments"]
         assert v["nic.ring_flush_idle_ps"] == d["max_frame_wire_ps"]
-    assert physics.defaults(9000, True, 10**9) == {"mss_bytes": 8948, "initial_window_segments": 2, "max_frame_wire_bytes": 9038, "max_frame_wire_ps": 72_304_000,
+    assert physics.defaults(9000, True, 10**9) == {"mss_bytes": 8948, "advertised_mss_bytes": 8960, "initial_window_segments": 2, "max_frame_wire_bytes": 9038, "max_frame_wire_ps": 72_304_000,
                                                 "min_frame_bytes": 64, "max_frame_bytes": 9018, "wire_overhead_bytes": 20}
 
 

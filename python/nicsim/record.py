@@ -95,19 +95,24 @@ class Stack:
     latest TSval), and the IP identification (a per-socket counter, DF set, as Linux's
     `ip_select_ident_segs` for TCP)."""
 
-    def __init__(self, mtu_bytes: int = 1500, socket_buffer_bytes: int = 65536, doubled: bool = True):
+    def __init__(self, advertised_mss_bytes: int = 1460, socket_buffer_bytes: int = 65536, doubled: bool = True):
         space = socket_buffer_bytes * (2 if doubled else 1)
         # tcp_select_initial_window: the shift that lets the largest window be advertised.
         self.wscale = max(0, min(14, space.bit_length() - 1 - 15))
-        self.mss = max(1, mtu_bytes - 40)  # the MSS a SYN advertises: the MTU less IP and TCP headers
+        self.mss = advertised_mss_bytes
         self.tsval: dict[tuple[int, int], int] = {}
         self.ip_id: dict[tuple[int, int], int] = {}
 
     @classmethod
     def of(cls, result: dict) -> "Stack":
-        c = result.get("config") or {}
-        tcp, nic = c.get("tcp") or {}, c.get("nic") or {}
-        return cls(int(nic.get("mtu_bytes", 1500)), int(tcp.get("socket_buffer_bytes", 65536)),
+        c = result.get("config")
+        if not c:
+            return cls()
+        from .physics import defaults
+
+        tcp, nic, link = c.get("tcp") or {}, c.get("nic") or {}, c.get("link") or {}
+        mss = defaults(int(nic["mtu_bytes"]), bool(tcp.get("timestamps", True)), int(link.get("rate_bps", 10**9)))
+        return cls(int(mss["advertised_mss_bytes"]), int(tcp.get("socket_buffer_bytes", 65536)),
                    tcp.get("buffer_semantics", "linux") == "linux")
 
     @staticmethod

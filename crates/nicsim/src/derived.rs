@@ -29,8 +29,9 @@ use std::collections::BTreeMap;
 /// What the "0 = auto" parameters resolve to.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Defaults {
-    /// `stack::tcp::mss_bytes(mtu, timestamps)`.
+    /// `stack::tcp::mss_bytes(mtu, timestamps)`, and the MSS a SYN advertises (no options).
     pub mss_bytes: u64,
+    pub advertised_mss_bytes: u64,
     /// RFC 3390 initial window for that MSS (fills `tcp.initial_window_segments = 0`).
     pub initial_window_segments: u32,
     /// `hw::link::wire_bytes(mtu)`: a full-sized frame on the wire.
@@ -51,6 +52,7 @@ pub fn defaults(mtu_bytes: u64, timestamps: bool, link_rate: BitRate) -> Default
     let wire = wire_bytes(mtu_bytes);
     Defaults {
         mss_bytes: mss,
+        advertised_mss_bytes: tcp::mss_bytes(mtu_bytes, false),
         initial_window_segments: tcp::rfc3390_initial_window_segments(mss),
         max_frame_wire_bytes: wire,
         max_frame_wire_ps: link_rate.time_to_send(wire).ps(),
