@@ -40,7 +40,8 @@ def test_bench_suite_reports_every_scenario_from_the_cores_own_counts():
     assert r.returncode == 0, r.stderr
     rows = {x["scenario"]: x for x in json.loads(r.stdout)["suite"]}
     assert set(rows) == {"engine-md1-tandem", "base-1MiB-stream", "modern-10g-tcp-stream",
-                         "modern-10g-jumbo-tcp-stream", "modern-100g-tcp-stream"}
+                         "modern-10g-jumbo-tcp-stream", "modern-25g-tcp-stream", "modern-100g-tcp-stream",
+                         "modern-100g-16flows-tcp-stream", "modern-x86-loopback-64B-tcp-stream"}
     e = rows.pop("engine-md1-tandem")
     assert e["ratio_to_bare_heap"] == pytest.approx(e["events_per_s"] / e["bare_heap_events_per_s"])
     for x in rows.values():

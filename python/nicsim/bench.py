@@ -15,7 +15,10 @@ SCENARIOS: list[tuple[str, str, dict[str, str]]] = [
      {"workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "1 MiB"}),
     ("modern-10g-tcp-stream", "modern-10g", {"workload.kind": "netperf"}),
     ("modern-10g-jumbo-tcp-stream", "modern-10g-jumbo", {"workload.kind": "netperf"}),
+    ("modern-25g-tcp-stream", "modern-25g", {"workload.kind": "netperf"}),
     ("modern-100g-tcp-stream", "modern-100g", {"workload.kind": "netperf"}),
+    ("modern-100g-16flows-tcp-stream", "modern-100g", {"workload.kind": "netperf", "workload.netperf.connections": "16"}),
+    ("modern-x86-loopback-64B-tcp-stream", "modern-x86-loopback", {"workload.netperf.msg_bytes": "64 B"}),
 ]
 
 
