@@ -90,3 +90,27 @@ def test_a_run_longer_than_a_few_seconds_shows_the_simulated_time_it_has_reached
     seen = stderr_on_a_terminal(args, tmp_path / "out.json")
     assert b"simulated" in seen and b"/20.00 s" in seen
     assert json.loads((tmp_path / "out.json").read_text())["web"]["requests_per_s"] > 0
+
+
+def test_a_single_runs_bar_shows_its_total_and_time_left_and_clears_itself(monkeypatch):
+    import io
+    import sys
+
+    from nicsim import api, progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(progress, "enabled", True)
+    monkeypatch.setattr(progress, "AFTER_S", 0.0)
+    monkeypatch.setattr(progress, "EVERY_S", 0.01)
+    sets = {"workload.kind": "netperf", "workload.netperf.duration_ps": "290 ms", "workload.netperf.warmup_ps": "10 ms"}
+    with progress.watching(300 * 10**9):
+        api.run("modern-x86-loopback", sets)
+    text = err.getvalue()
+    assert "/0.30 s" in text and "left" in text, text[-300:]
+    # leave=False: the last thing written blanks the bar's line.
+    assert text.split("\r")[-1].replace("\x1b[A", "").strip() == "", repr(text[-80:])

@@ -37,8 +37,10 @@ def watching(end_ps: int | None) -> Iterator[None]:
         from . import _core
 
         total = end_ps / 1e12 if end_ps else None
-        with tqdm(total=total, unit="s", desc="simulated", file=sys.stderr, dynamic_ncols=True,
-                  bar_format="{desc}: {n:.2f}/{total:.2f} s |{bar}| {elapsed}" if total else "{desc}: {n:.2f} s, {elapsed}") as bar:
+        # leave=False: the bar clears itself when the run ends, so no stale line stays behind.
+        with tqdm(total=total, unit="s", desc="simulated", file=sys.stderr, dynamic_ncols=True, leave=False,
+                  bar_format="{desc}: {n:.2f}/{total:.2f} s |{bar}| {elapsed} elapsed, {remaining} left" if total
+                  else "{desc}: {n:.2f} s, {elapsed} elapsed") as bar:
             while not done.wait(EVERY_S):
                 bar.n = _core.progress() / 1e12
                 bar.refresh()
