@@ -99,7 +99,7 @@ class Stack:
         space = socket_buffer_bytes * (2 if doubled else 1)
         # tcp_select_initial_window: the shift that lets the largest window be advertised.
         self.wscale = max(0, min(14, space.bit_length() - 1 - 15))
-        self.mss = advertised_mss_bytes
+        self.mss_bytes = advertised_mss_bytes
         self.tsval: dict[tuple[int, int], int] = {}
         self.ip_id: dict[tuple[int, int], int] = {}
 
@@ -153,7 +153,7 @@ def frame_bytes(row: dict, stack: Stack | None = None) -> bytes:
         syn = bool(row["tcp_flags"] & dpkt.tcp.TH_SYN)
         tsval, tsecr = stack.timestamps(row)
         ts = b"\x08\x0a" + struct.pack(">II", tsval, tsecr)
-        mss = b"\x02\x04" + struct.pack(">H", min(stack.mss, 65535))
+        mss = b"\x02\x04" + struct.pack(">H", min(stack.mss_bytes, 65535))
         wscale = b"\x01\x03\x03" + bytes([stack.wscale])
         if syn and opt_len >= 20:
             opts = mss + b"\x04\x02" + ts + wscale

@@ -53,13 +53,13 @@ impl Node {
     /// The queue's average virtual runtime (sum and count, to test eligibility exactly).
     fn v_sum(&self, p: usize) -> (i128, i128) {
         self.queued(p).fold((0, 0), |(s, n), t| {
-            (s + self.threads[t].fair.vruntime as i128, n + 1)
+            (s + self.threads[t].fair.vruntime_ps as i128, n + 1)
         })
     }
 
     fn avg_v(&self, p: usize) -> i64 {
         match self.v_sum(p) {
-            (_, 0) => self.fair[p].idle_v,
+            (_, 0) => self.fair[p].idle_v_ps,
             (s, n) => (s.div_euclid(n)) as i64,
         }
     }
@@ -74,9 +74,9 @@ impl Node {
         let delta = now.0.saturating_sub(rq.exec_start.0) as i64;
         rq.exec_start = now;
         let e = &mut self.threads[t].fair;
-        e.vruntime += delta;
-        if e.vruntime >= e.deadline {
-            e.deadline = e.vruntime + slice;
+        e.vruntime_ps += delta;
+        if e.vruntime_ps >= e.deadline_ps {
+            e.deadline_ps = e.vruntime_ps + slice;
             e.protected = false;
             if self.runq[p].len() > 1 {
                 self.fair[p].need_resched = true;
@@ -101,9 +101,9 @@ impl Node {
         let n = self.runq[p].len() as i64;
         let v = self.avg_v(p);
         let e = &mut self.threads[tid].fair;
-        let lag = if n > 0 { e.vlag * (n + 1) / n } else { 0 };
-        e.vruntime = v - lag;
-        e.deadline = e.vruntime + slice;
+        let lag = if n > 0 { e.vlag_ps * (n + 1) / n } else { 0 };
+        e.vruntime_ps = v - lag;
+        e.deadline_ps = e.vruntime_ps + slice;
         e.protected = false;
     }
 
@@ -130,16 +130,16 @@ impl Node {
         let limit = 2 * self.slice_ps();
         let v = self.avg_v(p);
         let e = &mut self.threads[tid].fair;
-        e.vlag = (v - e.vruntime).clamp(-limit, limit);
+        e.vlag_ps = (v - e.vruntime_ps).clamp(-limit, limit);
         if self.runq[p].len() == 1 {
-            self.fair[p].idle_v = v;
+            self.fair[p].idle_v_ps = v;
         }
     }
 
     /// The thread EEVDF runs next on `p` (`pick_eevdf`, 6.9).
     pub(crate) fn pick_eevdf(&self, p: usize) -> Option<usize> {
         let (sum, n) = self.v_sum(p);
-        let eligible = |t: usize| self.threads[t].fair.vruntime as i128 * n <= sum;
+        let eligible = |t: usize| self.threads[t].fair.vruntime_ps as i128 * n <= sum;
         let curr = self.fair[p]
             .curr
             .filter(|&c| self.threads[c].queued.is_some());
@@ -152,7 +152,7 @@ impl Node {
                 return Some(c);
             }
         }
-        let deadline = |t: usize| self.threads[t].fair.deadline;
+        let deadline = |t: usize| self.threads[t].fair.deadline_ps;
         let best = self
             .queued(p)
             .filter(|&t| eligible(t))

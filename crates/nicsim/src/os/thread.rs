@@ -125,10 +125,10 @@ impl Thread {
 /// A thread's EEVDF state (`os/eevdf.rs`), virtual times in picoseconds.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Entity {
-    pub(crate) vruntime: i64,
-    pub(crate) deadline: i64,
+    pub(crate) vruntime_ps: i64,
+    pub(crate) deadline_ps: i64,
     /// Average less its virtual runtime when it last slept.
-    pub(crate) vlag: i64,
+    pub(crate) vlag_ps: i64,
     /// RUN_TO_PARITY: picked, and its deadline has not moved since.
     pub(crate) protected: bool,
 }
@@ -142,7 +142,7 @@ pub(crate) struct FairRq {
     /// `TIF_NEED_RESCHED`: the next chunk boundary of process context picks again.
     pub(crate) need_resched: bool,
     /// The average when the queue last emptied, where a thread waking alone is placed.
-    pub(crate) idle_v: i64,
+    pub(crate) idle_v_ps: i64,
 }
 
 /// A runnable thread's place: its class, then when it became runnable, then its id.

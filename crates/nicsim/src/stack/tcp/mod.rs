@@ -234,7 +234,7 @@ pub struct Tcp {
     /// The end of the last segment sent shorter than the MSS (Linux `snd_sml`).
     snd_sml: u64,
     /// TCP Small Queues' cap on bytes below TCP (`tcp_limit_output_bytes`; 0: no TSQ).
-    tsq_limit: u64,
+    tsq_limit_bytes: u64,
     /// Payload of its data sends still in the qdisc or the NIC's ring (`sk_wmem_alloc`), which
     /// the node keeps.
     pub below_bytes: u64,
@@ -364,7 +364,7 @@ impl Tcp {
             nodelay,
             nagle: cfg.nagle,
             snd_sml: 0,
-            tsq_limit: cfg.limit_output_bytes,
+            tsq_limit_bytes: cfg.limit_output_bytes,
             below_bytes: 0,
             tsq_throttled: false,
             semantics: cfg.buffer_semantics,

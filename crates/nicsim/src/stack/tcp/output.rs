@@ -46,7 +46,7 @@ impl Tcp {
     /// this pass. The pacing rate is Linux's default: cwnd·MSS/srtt at 200% in slow start (cwnd
     /// under half ssthresh), 120% after (`tcp_update_pacing_rate`).
     fn small_queue_full(&self, len: u64, queued: u64) -> bool {
-        if self.tsq_limit == 0 {
+        if self.tsq_limit_bytes == 0 {
             return false;
         }
         let ratio = if self.cwnd < self.ssthresh / 2 {
@@ -58,7 +58,9 @@ impl Tcp {
             Some(s) if s > 0.0 => (self.cwnd as f64 / s * ratio / 1024.0) as u64,
             _ => u64::MAX,
         };
-        let limit = (2 * self.truesize(len)).max(per_ms).min(self.tsq_limit);
+        let limit = (2 * self.truesize(len))
+            .max(per_ms)
+            .min(self.tsq_limit_bytes);
         self.below_bytes + queued > limit
     }
 
