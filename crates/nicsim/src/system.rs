@@ -17,7 +17,7 @@ use crate::os::thread::{Op, Priority};
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
-use crate::units::Freq;
+use crate::units::{Freq, Time};
 use crate::validate;
 use std::rc::Rc;
 
@@ -227,7 +227,9 @@ impl World {
         }
         let (nodes, e, w) = (&mut self.nodes, &mut self.eng, &mut self.fabric);
         match ev {
-            Ev::Chunk { node, proc, gen } => nodes[node as usize].on_chunk(e, w, proc as usize, gen),
+            Ev::Chunk { node, proc, gen } => {
+                nodes[node as usize].on_chunk(e, w, proc as usize, gen)
+            }
             Ev::Dma { node, dev, chan } => {
                 nodes[node as usize].on_dma(e, w, dev as usize, Chan::from_index(chan))
             }
@@ -282,6 +284,17 @@ impl World {
             }
         }
         true
+    }
+
+    /// Moves the clock to a workload's own time `t` (no event there), the nodes' clocks with it.
+    pub fn advance_to(&mut self, t: Time) {
+        self.eng.advance_to(t);
+        if self.node_clock {
+            let now = self.eng.now();
+            for n in &mut self.nodes {
+                n.now = now;
+            }
+        }
     }
 
     /// Cuts back the spans of chunks that something reached (`os/span.rs`): after every

@@ -107,7 +107,10 @@ impl NorthBridge {
         } else {
             busy.max(at)
         };
-        self.planned.shadow = (start + self.per_transaction.mul_f64(transactions), Some(who));
+        self.planned.shadow = (
+            start + self.per_transaction.mul_f64(transactions),
+            Some(who),
+        );
         let delay = start - at;
         self.planned.requests.push_back((at, transactions, delay));
         delay
@@ -280,8 +283,14 @@ mod tests {
     fn hits_never_reach_the_bridge_and_the_same_initiator_never_collides() {
         let mut nb = NorthBridge::new(Duration(50_000), Duration(10_000), 64, false, 2);
         // A CPU whose references all hit sends no transactions: the DMA finds the bus free.
-        assert_eq!(nb.request(Time(0), Time(0), Initiator::Cpu(1), 0.0), Duration::ZERO);
-        assert_eq!(nb.request(Time(0), Time(0), Initiator::Dma, 8.0), Duration::ZERO);
+        assert_eq!(
+            nb.request(Time(0), Time(0), Initiator::Cpu(1), 0.0),
+            Duration::ZERO
+        );
+        assert_eq!(
+            nb.request(Time(0), Time(0), Initiator::Dma, 8.0),
+            Duration::ZERO
+        );
         // Back-to-back requests of one initiator queue without a collision; a 512-byte DMA
         // transfer is eight 64-byte lines.
         assert_eq!(nb.dma(Time(0), Time(0), 512), Time(160_000));

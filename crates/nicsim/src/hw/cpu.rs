@@ -180,7 +180,11 @@ pub struct Span {
 #[derive(Clone, Debug)]
 struct Saved {
     job: Job,
-    stats: ProcStats,
+    /// The counters chunks account (`account_chunk`); the others are not the span's.
+    busy_ps: [u64; CATEGORY_COUNT],
+    ctx_ps: [u64; 3],
+    busy_stage_ps: [u64; STAGE_SLOTS],
+    instructions_stage: [f64; STAGE_SLOTS],
     chunk: Chunk,
     chunk_parts: [(Category, u8, u64); MAX_PIECES],
     chunk_n: u8,
@@ -232,7 +236,10 @@ impl Processor {
         let job = self.running.as_ref().expect("a running job").1.clone();
         let saved = Saved {
             job,
-            stats: self.stats.clone(),
+            busy_ps: self.stats.busy_ps,
+            ctx_ps: self.stats.ctx_ps,
+            busy_stage_ps: self.stats.busy_stage_ps,
+            instructions_stage: self.stats.instructions_stage,
             chunk: self.chunk,
             chunk_parts: self.chunk_parts,
             chunk_n: self.chunk_n,
@@ -276,7 +283,10 @@ impl Processor {
         let b = self.span.recs[keep].0;
         let saved = self.span.saved.as_ref().expect("a span's saved state");
         self.running.as_mut().expect("a running job").1 = saved.job.clone();
-        self.stats = saved.stats.clone();
+        self.stats.busy_ps = saved.busy_ps;
+        self.stats.ctx_ps = saved.ctx_ps;
+        self.stats.busy_stage_ps = saved.busy_stage_ps;
+        self.stats.instructions_stage = saved.instructions_stage;
         self.chunk = saved.chunk;
         self.chunk_parts = saved.chunk_parts;
         self.chunk_n = saved.chunk_n;

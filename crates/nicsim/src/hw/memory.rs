@@ -237,10 +237,7 @@ impl MemoryHierarchy {
     /// Whether processor `p`'s chunks can be priced ahead of their time (`plan_access`): mode
     /// A's mean access, and no other processor planning on the bridge.
     pub fn can_plan(&self, p: usize) -> bool {
-        let host_cached = self
-            .detailed
-            .as_ref()
-            .is_some_and(|d| p < d.caches.cpus());
+        let host_cached = self.detailed.as_ref().is_some_and(|d| p < d.caches.cpus());
         !host_cached && self.nb.planner().is_none_or(|q| q == p)
     }
 

@@ -154,7 +154,7 @@ pub fn drive_sampled(
             _ => None,
         };
         if let Some(t) = due {
-            w.eng.advance_to(t);
+            w.advance_to(t);
             if wl.on_time(w)? == Flow::Stop {
                 return Ok(());
             }
