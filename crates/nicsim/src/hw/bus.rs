@@ -305,6 +305,50 @@ mod tests {
     }
 
     #[test]
+    fn planned_requests_are_what_requests_made_in_time_give_unless_another_reaches_them() {
+        let make = || NorthBridge::new(Duration(50_000), Duration(10_000), 64, false, 2);
+        // CPU 0's chunks start at 0, 2 and 4 µs with 16 misses each (160 ns of bus).
+        let starts = [Time(0), Time(2_000_000), Time(4_000_000)];
+        let mut exact = make();
+        let mut planned = make();
+        for &t in &starts {
+            let d = exact.request(t, t, Initiator::Cpu(0), 16.0);
+            assert_eq!(planned.plan(t, 0, 16.0), d);
+        }
+        assert_eq!(planned.planner(), Some(0));
+        // A DMA transfer at 1 µs, made in between: served against the bridge as of then.
+        let e = exact.clone();
+        let mut exact_dma = make();
+        exact_dma.request(Time(0), Time(0), Initiator::Cpu(0), 16.0);
+        let dma_exact = exact_dma.dma(Time(1_000_000), Time(1_000_000), 512);
+        assert_eq!(
+            planned.dma(Time(1_000_000), Time(1_000_000), 512),
+            dma_exact
+        );
+        assert_eq!(
+            planned.cut, None,
+            "it ends long before the next chunk starts"
+        );
+        planned.commit(Time(10_000_000));
+        assert_eq!(planned.planner(), None);
+        assert_eq!(planned.cpu[0].transactions, e.cpu[0].transactions);
+        assert_eq!(planned.busy_ps(), e.busy_ps() + 8 * 10_000);
+        // A long request by CPU 1 just before the second chunk holds the bus past its start:
+        // the plan is void from there, and that chunk asks again when it starts.
+        let mut cut = make();
+        for &t in &starts {
+            cut.plan(t, 0, 16.0);
+        }
+        cut.request(Time(1_900_000), Time(1_900_000), Initiator::Cpu(1), 64.0);
+        assert_eq!(cut.cut, Some((0, Time(2_000_000))));
+        assert_eq!(cut.planner(), None);
+        assert_eq!(
+            cut.cpu[0].transactions, 16.0,
+            "only the chunk made before it counts"
+        );
+    }
+
+    #[test]
     fn io_bus_serialises_transactions_with_overhead() {
         let mut io = IoBus::new(BitRate(2_120_000_000), Duration(120_000), false);
         let (s1, e1) = io.transact(Time(0), 512);
