@@ -60,6 +60,7 @@ PARAMS: list[Param] = [
     P("mem.hit_cycles", "float", 1.0, "hit time, cycles", "[S] §4.2", min=0, max=100000),
     P("mem.miss_cycles", "float", 91.0, "miss time, cycles (gives the 10-cycle mean)", "[S] §4.2", min=0, max=100000),
     P("mem.batch_refs", "int", 160, "memory references per chunk of work: the granularity of contention and preemption (160 references at h = 0.9 are 16 bridge transactions)", "[N] §4.4; docs/design.md measures the effect", min=1, max=1000000),
+    P("mem.chunk_spans", "bool", True, "advance a job's memory-reference chunks in one event while nothing can change them (no other initiator on the north bridge, no interrupt, softirq or wake-up that preempts the job in between); a span is cut back to the chunk boundary where something arrives, so results equal chunk-by-chunk execution; false runs one event per chunk, the path spans are checked against", "[N] issue 46; docs/design.md \"Spans of chunks\"; tests/test_spans.py"),
     # detailed caches (mem.mode = "detailed"): thesis Table 4.17, host-path §4.3
     P("cache.l1i_size_bytes", "size", "16 KiB", "L1 instruction cache size, per host CPU", "[S] Table 4.17 (256 lines of 64 B)", min=64, max=1 << 30),
     P("cache.l1i_line_bytes", "size", "64 B", "L1 instruction cache line", "[S] Table 4.17", min=4, max=4096),

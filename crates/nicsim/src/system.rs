@@ -17,7 +17,7 @@ use crate::os::thread::{Op, Priority};
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
-use crate::units::Freq;
+use crate::units::{Freq, Time};
 use crate::validate;
 use std::rc::Rc;
 
@@ -227,7 +227,9 @@ impl World {
         }
         let (nodes, e, w) = (&mut self.nodes, &mut self.eng, &mut self.fabric);
         match ev {
-            Ev::Chunk { node, proc } => nodes[node as usize].on_chunk(e, w, proc as usize),
+            Ev::Chunk { node, proc, gen } => {
+                nodes[node as usize].on_chunk(e, w, proc as usize, gen)
+            }
             Ev::Dma { node, dev, chan } => {
                 nodes[node as usize].on_dma(e, w, dev as usize, Chan::from_index(chan))
             }
@@ -268,10 +270,12 @@ impl World {
             Ev::IrqRebalance { node } => {
                 let every = self.cfg.topology.irq_rebalance_interval_ps;
                 e.after(every, Ev::IrqRebalance { node });
+                nodes[node as usize].settle_spans(e);
                 nodes[node as usize].rebalance_irqs();
             }
             Ev::Workload => {}
         }
+        self.check_spans();
         // Between two events no caller holds a connection's slot: finished ones may be freed
         // (looked at every 64th event, which costs the run nothing).
         if self.free_slots && self.eng.executed().is_multiple_of(64) {
@@ -280,6 +284,37 @@ impl World {
             }
         }
         true
+    }
+
+    /// Moves the clock to a workload's own time `t` (no event there), the nodes' clocks with it.
+    pub fn advance_to(&mut self, t: Time) {
+        self.eng.advance_to(t);
+        if self.node_clock {
+            let now = self.eng.now();
+            for n in &mut self.nodes {
+                n.now = now;
+            }
+        }
+    }
+
+    /// Cuts back the spans of chunks that something reached (`os/span.rs`): after every
+    /// event and every step of a workload.
+    pub fn check_spans(&mut self) {
+        for n in &mut self.nodes {
+            if n.spanning != 0 {
+                n.check_spans(&mut self.eng);
+            }
+        }
+    }
+
+    /// Cuts back every span at now: each processor's state is then what chunk-by-chunk
+    /// execution has at this instant (before anything reads busy time).
+    pub fn settle(&mut self) {
+        for n in &mut self.nodes {
+            if n.spanning != 0 {
+                n.settle_spans(&mut self.eng);
+            }
+        }
     }
 
     pub fn start_op(&mut self, node: usize, tid: usize, op: Op) {

@@ -12,6 +12,9 @@ pub struct Mem {
     pub hit_cycles: f64,
     pub miss_cycles: f64,
     pub batch_refs: u32,
+    /// Advance a job's chunks in one event while nothing can change them (`os/span.rs`);
+    /// false: one event per chunk, the path spans are checked against.
+    pub chunk_spans: bool,
 }
 
 /// How host CPUs' memory references are priced (host-path §4.2, §4.3).

@@ -159,6 +159,36 @@ pub struct Processor {
     pub locks_held: u8,
     /// Its timeline in the trace window (`run.trace_span_ps`), when a trace is asked for.
     pub slices: Option<Box<SliceLog>>,
+    /// Chunks advanced in one event (`mem.chunk_spans`), and the generation of its live chunk
+    /// event (an event of an older generation is stale).
+    pub span: Span,
+}
+
+/// A span: the chunks after a job's chunk in progress, cut, priced and accounted ahead of
+/// their time because nothing could change them, under one event at the last one's end. The
+/// state after the first chunk is kept, so the span can be cut back to any of its boundaries
+/// (`span_cut`) when something reaches the processor or the bridge after all.
+#[derive(Clone, Debug, Default)]
+pub struct Span {
+    pub gen: u32,
+    /// The chunks ahead, in order: (start, end of the memory stall, end).
+    recs: Vec<(Time, Time, Time)>,
+    saved: Option<Box<Saved>>,
+}
+
+/// A processor's state after its span's first chunk.
+#[derive(Clone, Debug)]
+struct Saved {
+    job: Job,
+    /// The counters chunks account (`account_chunk`); the others are not the span's.
+    busy_ps: [u64; CATEGORY_COUNT],
+    ctx_ps: [u64; 3],
+    busy_stage_ps: [u64; STAGE_SLOTS],
+    instructions_stage: [f64; STAGE_SLOTS],
+    chunk: Chunk,
+    chunk_parts: [(Category, u8, u64); MAX_PIECES],
+    chunk_n: u8,
+    chunk_end: Time,
 }
 
 impl Processor {
@@ -185,7 +215,92 @@ impl Processor {
             },
             locks_held: 0,
             slices: None,
+            span: Span::default(),
         }
+    }
+
+    /// Whether the running job's next chunk may be cut ahead of its time: it has one, and it
+    /// accesses no register and takes no lock (those keep their own event).
+    pub fn next_is_plain(&self) -> bool {
+        let Some((_, job)) = self.running.as_ref() else {
+            return false;
+        };
+        let next = job.pieces[job.idx as usize..job.len as usize]
+            .iter()
+            .find(|p| !p.is_empty());
+        next.is_some_and(|p| p.pio_reads == 0 && p.pio_writes == 0 && p.lock == LockRef::None)
+    }
+
+    /// Opens a span after the chunk in progress: keeps the state to cut back to.
+    pub fn span_open(&mut self) {
+        let job = self.running.as_ref().expect("a running job").1.clone();
+        let saved = Saved {
+            job,
+            busy_ps: self.stats.busy_ps,
+            ctx_ps: self.stats.ctx_ps,
+            busy_stage_ps: self.stats.busy_stage_ps,
+            instructions_stage: self.stats.instructions_stage,
+            chunk: self.chunk,
+            chunk_parts: self.chunk_parts,
+            chunk_n: self.chunk_n,
+            chunk_end: self.chunk_end,
+        };
+        match self.span.saved.as_mut() {
+            Some(b) => **b = saved,
+            None => self.span.saved = Some(Box::new(saved)),
+        }
+        self.span.recs.clear();
+    }
+
+    /// Cuts, prices (through `stall_end`, given the chunk and its start) and accounts the next
+    /// chunk of a span starting at `start`; returns its end.
+    pub fn span_chunk(&mut self, start: Time, stall_end: impl FnOnce(&Chunk) -> Time) -> Time {
+        let cut = self.cut_chunk();
+        debug_assert!(cut, "a plain chunk was there");
+        let stall = stall_end(&self.chunk);
+        let end = stall + self.instr_time(self.chunk.cycles);
+        self.account_chunk(self.chunk_ctx, start, start, stall, end);
+        self.span.recs.push((start, stall, end));
+        end
+    }
+
+    /// Chunks the span has ahead of the one it started with.
+    pub fn span_len(&self) -> usize {
+        self.span.recs.len()
+    }
+
+    /// The span is over (its last chunk ended).
+    pub fn span_close(&mut self) {
+        self.span.recs.clear();
+    }
+
+    /// Cuts the span back to its first boundary at or after `at`: the chunks from there on
+    /// are undone (the state after the first chunk is restored and those before replayed, so
+    /// every figure is what chunk-by-chunk execution gives), and the boundary is returned;
+    /// None if no boundary is left after `at` (the chunk in progress is the last).
+    pub fn span_cut(&mut self, at: Time) -> Option<Time> {
+        let keep = self.span.recs.iter().position(|r| r.0 >= at)?;
+        let b = self.span.recs[keep].0;
+        let saved = self.span.saved.as_ref().expect("a span's saved state");
+        self.running.as_mut().expect("a running job").1 = saved.job.clone();
+        self.stats.busy_ps = saved.busy_ps;
+        self.stats.ctx_ps = saved.ctx_ps;
+        self.stats.busy_stage_ps = saved.busy_stage_ps;
+        self.stats.instructions_stage = saved.instructions_stage;
+        self.chunk = saved.chunk;
+        self.chunk_parts = saved.chunk_parts;
+        self.chunk_n = saved.chunk_n;
+        self.chunk_end = saved.chunk_end;
+        let recs = std::mem::take(&mut self.span.recs);
+        for &(start, stall, end) in &recs[..keep] {
+            let cut = self.cut_chunk();
+            debug_assert!(cut, "a replayed chunk was there");
+            self.account_chunk(self.chunk_ctx, start, start, stall, end);
+        }
+        self.span.recs = recs;
+        self.span.recs.clear();
+        debug_assert_eq!(self.chunk_end, b);
+        Some(b)
     }
 
     /// The next chunk (`cut_chunk`), copied out.

@@ -228,3 +228,63 @@ fn a_full_job_takes_more_work_into_its_end_pieces_and_keeps_it() {
         10.0 + 5.0 + 6.0 + 7.0 + 3.0
     );
 }
+
+#[test]
+fn a_span_cut_back_leaves_the_state_chunk_by_chunk_execution_has() {
+    use crate::units::Duration;
+    let job = || {
+        Job::new(Then::Thread(0))
+            .with(Piece {
+                cat: Some(Category::Copy),
+                cycles: 3000.0,
+                refs: 640.0,
+                ..Default::default()
+            })
+            .with(Piece {
+                cat: Some(Category::Tcpip),
+                cycles: 700.0,
+                refs: 100.0,
+                ..Default::default()
+            })
+    };
+    // Each chunk: its references at 10 ns, then its instructions.
+    let stall = |start: Time, c: &Chunk| start + Duration((c.refs * 10_000.0) as u64);
+    let chunked = |n: usize| {
+        let mut p = proc();
+        p.running = Some((Ctx::Process, job()));
+        let mut t = Time::ZERO;
+        for _ in 0..n {
+            assert!(p.cut_chunk());
+            let s = stall(t, &p.chunk);
+            let end = s + p.instr_time(p.chunk.cycles);
+            p.account_chunk(Ctx::Process, t, t, s, end);
+            t = end;
+        }
+        (p, t)
+    };
+    let (mut p, t0) = chunked(1);
+    p.span_open();
+    let mut t = t0;
+    let mut starts = vec![];
+    while p.next_is_plain() {
+        starts.push(t);
+        t = p.span_chunk(t, |c| stall(t, c));
+    }
+    assert_eq!(p.span_len(), 11, "640 + 100 references in chunks of 64");
+    let (whole, end) = chunked(12);
+    assert_eq!((p.chunk_end, p.stats.busy_ps), (end, whole.stats.busy_ps));
+    // Something arrives inside the fourth chunk: cut back to the fifth's start.
+    let at = starts[3] + Duration(1);
+    assert_eq!(p.span_cut(at), Some(starts[4]));
+    let (four, _) = chunked(5);
+    assert_eq!(p.chunk_end, four.chunk_end);
+    assert_eq!(p.stats.busy_ps, four.stats.busy_ps);
+    assert_eq!(p.stats.instructions_stage, four.stats.instructions_stage);
+    let rest = |p: &mut Processor| {
+        std::iter::from_fn(|| p.next_chunk())
+            .map(|c| c.refs)
+            .collect::<Vec<_>>()
+    };
+    let mut four = four;
+    assert_eq!(rest(&mut p), rest(&mut four));
+}

@@ -101,7 +101,7 @@ impl<T> DmaEngine<T> {
         chan.busy = true;
         let (start, end) = io.transact(now, bytes);
         self.bytes += bytes;
-        Some(end.max(nb.dma(start, bytes)))
+        Some(end.max(nb.dma(now, start, bytes)))
     }
 
     /// The transaction on `ch` ended; returns the items and tag of the request it completed,

@@ -169,7 +169,7 @@ impl MemoryHierarchy {
                 }
             }
             // Victims an allocating DMA write evicted go to memory.
-            self.nb.request(at, Initiator::Dma, extra as f64);
+            self.nb.request(at, at, Initiator::Dma, extra as f64);
         }
     }
 
@@ -200,12 +200,12 @@ impl MemoryHierarchy {
         self.paths[p].model.mean_cycles()
     }
 
-    /// Chunk `c`'s references by processor `p` (clocked at `clock`) issued at `at`: only
-    /// those that leave the processor (misses, write-backs, coherence transfers) reach the
-    /// bridge and wait there. Mode A stalls the mean access time per reference; mode B
-    /// prices each part's instruction fetches and data lines through the caches. Returns
-    /// when done.
-    pub fn access(&mut self, at: Time, p: usize, clock: Freq, c: &Chunk) -> Time {
+    /// Chunk `c`'s references by processor `p` (clocked at `clock`) issued at `at`, the
+    /// chunk started at `now`: only those that leave the processor (misses, write-backs,
+    /// coherence transfers) reach the bridge and wait there. Mode A stalls the mean access
+    /// time per reference; mode B prices each part's instruction fetches and data lines
+    /// through the caches. Returns when done.
+    pub fn access(&mut self, now: Time, at: Time, p: usize, clock: Freq, c: &Chunk) -> Time {
         let path = &self.paths[p];
         let (stall_cycles, transactions) = match self.detailed.as_mut() {
             Some(d) if p < d.caches.cpus() => {
@@ -229,7 +229,32 @@ impl MemoryHierarchy {
         };
         let mut t = at;
         if path.contended {
-            t += self.nb.request(t, Initiator::Cpu(p), transactions);
+            t += self.nb.request(now, t, Initiator::Cpu(p), transactions);
+        }
+        t + clock.duration_of(stall_cycles)
+    }
+
+    /// Whether processor `p`'s chunks can be priced ahead of their time (`plan_access`): mode
+    /// A's mean access, and no other processor planning on the bridge.
+    pub fn can_plan(&self, p: usize) -> bool {
+        let host_cached = self.detailed.as_ref().is_some_and(|d| p < d.caches.cpus());
+        !host_cached && self.nb.planner().is_none_or(|q| q == p)
+    }
+
+    /// `access` for a chunk that starts at `at`, later than now, priced now against the
+    /// bridge as it will be then if nothing else reaches it first (`NorthBridge::plan`).
+    pub fn plan_access(&mut self, at: Time, p: usize, clock: Freq, c: &Chunk) -> Time {
+        let path = &self.paths[p];
+        if c.refs <= 0.0 {
+            return at;
+        }
+        let (stall_cycles, transactions) = (
+            path.model.stall_cycles(c.refs),
+            path.model.transactions(c.refs),
+        );
+        let mut t = at;
+        if path.contended {
+            t += self.nb.plan(t, p, transactions);
         }
         t + clock.duration_of(stall_cycles)
     }
@@ -317,8 +342,8 @@ mod tests {
         let clock = Freq(400_000_000);
         // cpu0 and cpu1 issue at the same instant; all hits: 100 cycles each, no bridge traffic.
         let c = chunk(100.0);
-        let a = m.access(Time::ZERO, 0, clock, &c);
-        let b = m.access(Time::ZERO, 1, clock, &c);
+        let a = m.access(Time::ZERO, Time::ZERO, 0, clock, &c);
+        let b = m.access(Time::ZERO, Time::ZERO, 1, clock, &c);
         assert_eq!(a, Time::ZERO + clock.duration_of(100.0));
         assert_eq!(a, b);
         assert_eq!(m.nb.busy_ps(), 0);

@@ -6,9 +6,12 @@ use crate::units::Time;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
+    /// A chunk (or a span of chunks, `os/span.rs`) ends; `gen` tells a stale one from the
+    /// processor's live event.
     Chunk {
         node: u8,
         proc: u8,
+        gen: u32,
     },
     Dma {
         node: u8,

@@ -90,6 +90,8 @@ pub struct Node {
     /// The configuration, shared: stage costs and the kernel's and NIC's settings.
     pub(crate) cfg: Rc<Config>,
     pub(crate) last_thread: Vec<Option<usize>>,
+    /// Processors running a span of chunks ahead (`os/span.rs`), one bit each.
+    pub(crate) spanning: u64,
     /// The task each processor's process context runs or last ran (None: the idle task), for
     /// counting switches as Linux does (`os/sched.rs`).
     pub(crate) current: Vec<Option<usize>>,
@@ -182,6 +184,7 @@ impl Node {
             sq: vec![Softirq::default(); procs.len()],
             cfg: Rc::clone(cfg),
             last_thread: vec![None; procs.len()],
+            spanning: 0,
             current: vec![None; procs.len()],
             done: VecDeque::new(),
             procs,

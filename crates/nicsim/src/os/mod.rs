@@ -5,6 +5,7 @@ pub mod effects;
 pub mod irq;
 pub mod lock;
 pub mod sched;
+pub mod span;
 pub mod syscall;
 pub mod task;
 pub mod thread;

@@ -1,7 +1,6 @@
 //! The scheduler: which context runs next on a processor, chunk by chunk, with preemption of
 //! process context by interrupts, the softirq and a woken communication thread (host-path §5).
 
-use super::thread::INTERACTIVE;
 use crate::config::{Category, Ksoftirqd};
 use crate::engine::Engine;
 use crate::hw::cpu::{Chunk, Ctx, Job, JobData, LockRef, Notice, Piece, Then};
@@ -202,6 +201,7 @@ impl Node {
                         Ev::Chunk {
                             node: self.id,
                             proc: p as u8,
+                            gen: self.procs[p].span.gen,
                         },
                     );
                     return true;
@@ -220,7 +220,7 @@ impl Node {
         let regs_end = self
             .mem
             .registers(now, p, clock, c.pio_reads, c.pio_writes, &mut self.io);
-        let stall_end = self.mem.access(regs_end, p, clock, c);
+        let stall_end = self.mem.access(now, regs_end, p, clock, c);
         let t = stall_end + proc.instr_time(c.cycles);
         let (first, data) = (c.parts[0], c.data);
         let ctx = proc.running.as_ref().unwrap().0;
@@ -228,48 +228,34 @@ impl Node {
         if first.lock != LockRef::None && first.to >= 1.0 {
             self.release_lock(p, first.lock, &data, t);
         }
-
+        // The chunks after it run ahead while nothing can change them (`os/span.rs`).
+        let t = self.span(p, t);
         eng.at(
             t,
             Ev::Chunk {
                 node: self.id,
                 proc: p as u8,
+                gen: self.procs[p].span.gen,
             },
         );
         true
     }
 
-    /// A chunk ended on `p`: preempt for higher-priority work, continue, or complete the job.
-    pub fn on_chunk(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize) {
-        let (ctx, then) = {
+    /// A chunk ended on `p` (the chunk event of generation `gen`; an older one is stale):
+    /// preempt for higher-priority work, continue, or complete the job.
+    pub fn on_chunk(&mut self, eng: &mut Engine<Ev>, wire: &mut Wire, p: usize, gen: u32) {
+        if gen != self.procs[p].span.gen {
+            return;
+        }
+        self.span_over(p, eng.now());
+        let then = {
             let r = self.procs[p].running.as_ref().expect("chunk without a job");
-            (r.0, r.1.then)
+            r.1.then
         };
-        let hard_waiting = !self.procs[p].hardirq_q.is_empty();
-        let soft_waiting = self.sq[p].pending && !self.sq[p].running;
-        // With wakeup preemption, a runnable thread of a more urgent class preempts this one.
-        let urgent_waiting = if self.eevdf() {
-            if matches!(then, Then::Thread(_)) {
-                self.slice_check(p);
-            }
-            self.fair[p].need_resched && ctx == Ctx::Process
-        } else {
-            self.cfg.sched.wakeup_preempts
-                && match then {
-                    // An interactive thread is never preempted by a thread (the common case:
-                    // checked before the run queue).
-                    Then::Thread(tid) => {
-                        let prio = self.threads[tid].prio;
-                        prio > INTERACTIVE
-                            && self.runq[p].next_after(None).is_some_and(|k| k.0 < prio)
-                    }
-                    _ => false,
-                }
-        };
-        let holds_lock = self.procs[p].locks_held > 0;
-        if (ctx > Ctx::HardIrq && hard_waiting)
-            || (ctx == Ctx::Process && !holds_lock && (soft_waiting || urgent_waiting))
-        {
+        if self.eevdf() && matches!(then, Then::Thread(_)) {
+            self.slice_check(p);
+        }
+        if self.preempts(p) {
             let (ctx, job) = self.procs[p].running.take().unwrap();
             match job.then {
                 Then::Thread(tid) => self.threads[tid].saved = Some(job),

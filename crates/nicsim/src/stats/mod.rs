@@ -228,12 +228,14 @@ pub fn check_window(
 
 impl World {
     /// Every counter of every node, now.
-    pub fn snapshot(&self) -> Snapshot {
+    pub fn snapshot(&mut self) -> Snapshot {
+        self.settle();
         Snapshot::take_at(&self.nodes, self.eng.now())
     }
 
     /// Counters as of `at` (no earlier than the last executed event).
-    pub fn snapshot_at(&self, at: Time) -> Snapshot {
+    pub fn snapshot_at(&mut self, at: Time) -> Snapshot {
+        self.settle();
         Snapshot::take_at(&self.nodes, at)
     }
 }

@@ -59,6 +59,11 @@ impl Series {
         }
     }
 
+    /// Whether a row is due before `t`.
+    pub fn due_before(&self, t: Time) -> bool {
+        self.next < t
+    }
+
     /// Rows for every interval that ends before `t` (the next event's time).
     pub fn until(&mut self, nodes: &[Node], t: Time) {
         while self.next < t {

@@ -54,12 +54,12 @@ impl Measured {
     }
 
     /// The warm-up ended: counters as of its end.
-    pub fn open(&mut self, w: &World) {
+    pub fn open(&mut self, w: &mut World) {
         self.before = Some(w.snapshot_at(self.warm_end));
     }
 
     /// The window ended: its counters, checked for conservation and the physical bounds.
-    pub fn close(&self, w: &World) -> Result<Window, String> {
+    pub fn close(&self, w: &mut World) -> Result<Window, String> {
         let before = self.before.as_ref().expect("the window was opened");
         let window = Window::between(before, &w.snapshot_at(self.end));
         w.check(&window)?;
@@ -140,6 +140,13 @@ pub fn drive_sampled(
     let mut next = wl.next_time();
     let mut steps: u64 = 0;
     loop {
+        w.check_spans();
+        if let Some(s) = series.as_deref() {
+            // A row is due before the next event: the processors' state as of then.
+            if w.eng.peek_time().is_some_and(|t| s.due_before(t)) {
+                w.settle();
+            }
+        }
         let peek = w.eng.peek_time();
         let due = match next {
             Some(When::Before(t)) if peek.is_none_or(|p| p >= t) => Some(t),
@@ -147,7 +154,7 @@ pub fn drive_sampled(
             _ => None,
         };
         if let Some(t) = due {
-            w.eng.advance_to(t);
+            w.advance_to(t);
             if wl.on_time(w)? == Flow::Stop {
                 return Ok(());
             }

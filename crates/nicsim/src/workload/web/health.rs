@@ -60,7 +60,8 @@ impl Health {
     }
 
     /// The interval ending now is over: `waiting` users have a request open.
-    pub(super) fn tick(&mut self, w: &World, waiting: usize) {
+    pub(super) fn tick(&mut self, w: &mut World, waiting: usize) {
+        w.settle();
         let busy = busy_ps(w, self.next);
         let before = std::mem::replace(&mut self.busy_before_ps, busy);
         let span_ps = self.interval.0 as f64;
