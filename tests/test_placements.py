@@ -99,12 +99,12 @@ def test_offload_interrupt_target_variant_b_sends_nic_interrupts_to_the_nic_proc
 
 def test_toe_transmit_model_moves_send_side_protocol_work_to_the_nic():
     sets = {**SHORT, "workload.netpipe.mode": "stream", "workload.netpipe.sizes_bytes": "1 MiB"}
-    linux = procs(api.run("ortiz2008-offload", sets))
-    toe_out = api.run("ortiz2008-offload", {**sets, "tx.model": "toe"})
+    linux = procs(api.run("ortiz2008-offload", {**sets, "tx.model": "linux"}))
+    toe_out = api.run("ortiz2008-offload", sets)
     toe = procs(toe_out)
     # Who runs output is the core's decision, asked of it (docs/output.md, derived roles).
-    assert physics.derived(resolve("ortiz2008-offload", {"tx.model": "toe"}))["roles"][0]["tx_output"] == "protocol"
-    assert physics.derived(resolve("ortiz2008-offload", {}))["roles"][0]["tx_output"] == "thread"
+    assert physics.derived(resolve("ortiz2008-offload", {}))["roles"][0]["tx_output"] == "protocol"
+    assert physics.derived(resolve("ortiz2008-offload", {"tx.model": "linux"}))["roles"][0]["tx_output"] == "thread"
     assert linux["node0.cpu0"]["busy"]["tcpip"] > 0 and toe["node0.cpu0"]["busy"]["tcpip"] == 0
     assert toe["node0.nic_cpu"]["busy"]["tcpip"] > linux["node0.nic_cpu"]["busy"]["tcpip"]
     # Where the protocol stays on a host CPU, tx.model = toe changes nothing.
