@@ -9,7 +9,9 @@ from nicsim import api
 from nicsim.netperf import run_netperf
 from nicsim.web import run_web
 
-SHORT = {"workload.web.duration_ps": "300 ms", "workload.web.warmup_ps": "100 ms"}
+# The request path's mechanisms are checked with users that ask again as soon as they have
+# read (no line-rate limit), as they were written before the limit.
+SHORT = {"workload.web.duration_ps": "300 ms", "workload.web.warmup_ps": "100 ms", "workload.web.user_rate_bps": "0"}
 
 
 def cli(*args, timeout=120):
@@ -240,3 +242,16 @@ def test_time_per_request_is_apachebenchs_users_times_window_over_requests():
     # Closed loop without think time: each user always waits on one request, so it is at least
     # the mean response time of those that completed (the rest were waiting at the window's end).
     assert w["time_per_request_ms"] >= 0.95 * w["response_time_ms"]["mean"]
+
+
+def test_a_rated_user_offers_its_line_rate_until_the_server_saturates():
+    """workload.web.user_rate_bps (issue 48 item 3): below saturation each user requests at
+    its line rate, so requests per second grow with users; without the limit they do not."""
+    sets = {**SHORT, "workload.web.page_size_bytes": "5 KiB", "workload.web.duration_ps": "500 ms",
+            "workload.web.user_rate_bps": "400 kbps"}
+    per_user = 400e3 / (5 * 1024 * 8)
+    rates = {n: run_web("ortiz2008-base", sets, users=n)["web"]["requests_per_s"] for n in (20, 40)}
+    for n, r in rates.items():
+        assert r == pytest.approx(n * per_user, rel=0.1), rates
+    free = run_web("ortiz2008-base", {**sets, "workload.web.user_rate_bps": "0"}, users=20)["web"]["requests_per_s"]
+    assert free > 3 * rates[20]

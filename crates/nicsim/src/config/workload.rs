@@ -1,7 +1,7 @@
 //! The workloads' settings: NetPIPE, Hpcbench, netperf, the packet generator and the web
 //! server (each workload's model is in `workload/`).
 
-use crate::units::Duration;
+use crate::units::{BitRate, Duration};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -209,6 +209,9 @@ pub struct Web {
     pub request_bytes: u64,
     /// Mean of the exponential think time between a response and the next request.
     pub think_ps: Duration,
+    /// Each user's line rate: after a batch it waits until its responses would have taken
+    /// this long to arrive at the rate (SPECweb99's rated connections); 0: no limit.
+    pub user_rate_bps: BitRate,
     pub keep_alive: bool,
     /// Requests a user sends back to back on its kept-alive connection before reading their
     /// responses (HTTP/1.1 pipelining); 1: one at a time.

@@ -10,6 +10,8 @@ fn web(max: u32, priority: NicPriority, speed: f64) -> Config {
     let mut c = base();
     c.workload.kind = WorkloadKind::Web;
     c.workload.web.users = 64;
+    // Users ask again as soon as they have read (no line-rate limit).
+    c.workload.web.user_rate_bps = nicsim::units::BitRate(0);
     c.workload.web.workers = 32;
     c.workload.web.keep_alive = true;
     c.workload.web.requests_per_connection = 4.0;

@@ -14,6 +14,8 @@ fn web(users: u32, keep_alive: bool) -> Config {
     let mut c = base();
     c.workload.kind = WorkloadKind::Web;
     c.workload.web.users = users;
+    // Users ask again as soon as they have read (no line-rate limit).
+    c.workload.web.user_rate_bps = nicsim::units::BitRate(0);
     c.workload.web.keep_alive = keep_alive;
     c.workload.web.requests_per_connection = 2.0;
     c.workload.web.warmup_ps = Duration(3_000 * MS);

@@ -38,6 +38,10 @@ pub(super) struct User {
     batch: u32,
     unsent: u32,
     awaited: VecDeque<(Time, u64)>,
+    /// The line-rate pacing of `workload.web.user_rate_bps`: when the batch's first request
+    /// started, and the response bytes it asked for.
+    paced_from: Option<Time>,
+    paced_bytes: u64,
     /// Replaying a trace: the trace connection, and its next request.
     pub(super) replay: Option<(usize, usize)>,
 }
@@ -53,6 +57,8 @@ impl User {
             batch: 1,
             unsent: 0,
             awaited: VecDeque::new(),
+            paced_from: None,
+            paced_bytes: 0,
             replay: None,
         }
     }
@@ -84,6 +90,8 @@ impl Web {
     fn sent(&mut self, w: &World, u: usize, conn: ConnId, size: u64) {
         let user = &mut self.users[u];
         user.awaited.push_back((w.eng.now(), size));
+        user.paced_from.get_or_insert(w.eng.now());
+        user.paced_bytes += size;
         let flow = w.nodes[user.node].conns[conn].tcp.flow;
         self.sizes.entry(flow).or_default().push_back(size);
     }
@@ -228,8 +236,29 @@ impl Web {
         })
     }
 
+    /// What keeps user `u` below its line rate: the rest of the time its batch's responses
+    /// take at `user_rate_bps` from the batch's start (SPECweb99's rated connection).
+    fn pace(&mut self, now: Time, u: usize) -> Duration {
+        let user = &mut self.users[u];
+        let (from, bytes) = (
+            user.paced_from.take(),
+            std::mem::take(&mut user.paced_bytes),
+        );
+        match from {
+            Some(t0) if self.p.user_rate_bps.0 > 0 => {
+                let due = t0 + self.p.user_rate_bps.time_to_send(bytes);
+                if due > now {
+                    due - now
+                } else {
+                    Duration::ZERO
+                }
+            }
+            _ => Duration::ZERO,
+        }
+    }
+
     fn think_then(&mut self, w: &mut World, u: usize) -> Result<(), String> {
-        let d = self.think();
+        let d = self.pace(w.eng.now(), u) + self.think();
         if d == Duration::ZERO {
             return self.request(w, u);
         }
