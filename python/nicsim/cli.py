@@ -172,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--write", action="store_true", help="write the fitted scales into the profile")
     c.add_argument("--check", action="store_true", help="only evaluate the current profile (same as nicsim validate)")
     c.add_argument("--candidates", action="store_true", help="fit every structural candidate and report each one's residuals")
+    c.add_argument("--ioapic", action="store_true", help="fit the I/O APIC's delivery latency with the scales: each candidate of its cited range with the scales fitted to it, every candidate's residuals (with --write, the best one's scales)")
     c.add_argument("--reference", metavar="FILE", help="fit to your own reference rows instead (with --fit, --train, --out; docs/validation.md)")
     c.add_argument("--fit", metavar="KEY[,KEY...]", help="with --reference: the numeric keys to fit, e.g. costs.scale.copy,costs.scale.tcpip")
     c.add_argument("--train", metavar="ID[,ID...]", help="with --reference: the training rows (default: rows whose role is training)")
@@ -610,7 +611,7 @@ def cmd_calibrate(args) -> int:
         return main(write_values=args.write, check=args.check)
     if args.check:
         return cmd_validate(argparse.Namespace(reference=None, set=[], json=False, suite=None, only=None, report=None, config=None))
-    return main_calibrate(write=args.write, candidates=args.candidates)
+    return main_calibrate(write=args.write, candidates=args.candidates, ioapic=args.ioapic)
 
 
 def cmd_validate(args) -> int:

@@ -97,7 +97,7 @@ PARAMS: list[Param] = [
     P("io.pio_write_fraction", "float", 0.25, "share of a register round trip a posted write stalls the CPU", "[N] §4.5", min=0, max=1),
     P("io.ideal", "bool", False, "I/O bus is a pure connector: no overhead, infinite bandwidth", "[S] ideal-bus mode"),
     # interrupts
-    P("apic.ioapic_latency_ps", "time", "500 ns", "I/O APIC + APIC bus delivery latency", "[N][R] §5.8", min=0, max=1e+09),
+    P("apic.ioapic_latency_ps", "time", "2900 ns", "I/O APIC + APIC bus delivery latency of a device interrupt (the thesis's hardware; other families state their own)", "[N][R] Q6, fitted with the four category scales to T1-T5 and P1-P3 only (issue 45 item 3; docs/calibration.md §3), over the range an I/O APIC of the period gives: 0.6 us (an interrupt message alone, 21 clocks of a 33 MHz APIC bus, Intel SDM vol. 3) to 2.9 us (a message and its EOI, 35-48 clocks at 16.7 MHz; J. Lundell, linux-kernel, 2001-10-08); candidates 0.6, 1, 1.5, 2, 2.9 us, objectives 7.00, 7.12, 7.01, 7.07, 6.91: the lowest, at the top of the range", min=0, max=1e+09),
     P("apic.ipi_latency_ps", "time", "500 ns", "inter-processor interrupt delivery latency", "[N][R] §5.8", min=0, max=1e+09),
     P("apic.ipi_send_cycles", "float", 100.0, "cycles the sender spends posting an IPI", "[N][R] §5.8", min=0, max=1e+06),
     # NIC
