@@ -56,7 +56,10 @@ def test_every_golden_table_is_the_same_with_spans_on_and_off(monkeypatch):
 
 
 def _flat(res: dict) -> dict:
-    return {k: v for k, v in golden._flatten(api.results_only(res)).items() if not k.startswith(EVENT_KEYS)}
+    """A run's figures but the simulator's own bookkeeping: its events, and the socket table's
+    size at the end, which follows when its sweep of finished connections ran (output.md)."""
+    return {k: v for k, v in golden._flatten(api.results_only(res)).items()
+            if not k.startswith(EVENT_KEYS) and not (k.startswith("simulator.sockets.") and k.endswith(".slots"))}
 
 
 @pytest.mark.parametrize("preset, sets", [
