@@ -255,3 +255,17 @@ def test_a_rated_user_offers_its_line_rate_until_the_server_saturates():
         assert r == pytest.approx(n * per_user, rel=0.1), rates
     free = run_web("ortiz2008-base", {**sets, "workload.web.user_rate_bps": "0"}, users=20)["web"]["requests_per_s"]
     assert free > 3 * rates[20]
+
+
+def test_sharing_the_memory_path_costs_the_host_cpus_that_share_it():
+    """issue 48 item 2: onload's two host CPUs and the NIC's DMA share one north bridge, and
+    wait there per request; offload's NIC processor reaches its memory over a connector and
+    never does; in mode B an onload connection's state moves between the CPUs' caches."""
+    sets = {**SHORT, "workload.web.page_size_bytes": "5 KiB"}
+    share = lambda preset: run_web(preset, sets, users=200)["web"]["sharing"]
+    onload, offload = share("ortiz2008-onload"), share("ortiz2008-offload")
+    assert offload["nic_cpu"]["bridge_wait_us_per_request"] == 0
+    assert onload["cpu0"]["bridge_wait_us_per_request"] > 2 * offload["cpu0"]["bridge_wait_us_per_request"] > 0
+    cached = share("ortiz2008-cache-l1d16-onload")
+    assert cached["cpu0"]["coherence_transfers_per_request"] > 1
+    assert onload["cpu0"]["coherence_transfers_per_request"] == 0, "mode A has no coherence (§4.1)"

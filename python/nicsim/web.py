@@ -194,6 +194,12 @@ def print_web(out: dict, categories: tuple[str, ...]) -> None:
         print(f"response time: mean {rt['mean']:.3f} ms, p50 {rt['p50']:.3f}, p90 {rt['p90']:.3f}, p99 {rt['p99']:.3f} ms")
     if w.get("time_per_request_ms") is not None:
         print(f"time per request (ApacheBench: users x window / requests): {w['time_per_request_ms']:.3f} ms")
+    shared = [(k, v) for k, v in (w.get("sharing") or {}).items() if v["bridge_wait_us_per_request"] is not None]
+    if shared:
+        print("sharing the server's memory path, per request: " + "; ".join(
+            f"{k} waits {v['bridge_wait_us_per_request']:.3f} us at the north bridge"
+            + (f", takes {v['coherence_transfers_per_request']:.1f} lines from another cache" if v["coherence_transfers_per_request"] else "")
+            for k, v in shared))
     h = w.get("health")
     if h and h["stalled_intervals"]:
         print(f"warning: the server idled with users waiting in {h['stalled_intervals']} of {len(h['end_s'])} intervals of "

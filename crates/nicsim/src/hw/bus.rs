@@ -24,6 +24,9 @@ pub struct InitiatorStats {
     pub collisions: u64,
     pub penalty_ps: u64,
     pub hold_ps: u64,
+    /// Time its requests waited before the bus served them (penalties and queueing): what
+    /// sharing the bridge costs the initiator.
+    pub wait_ps: u64,
 }
 
 /// The memory bus behind the north bridge: one server shared by every contended initiator.
@@ -174,6 +177,7 @@ impl NorthBridge {
         };
         s.transactions += transactions;
         s.hold_ps += hold.0;
+        s.wait_ps += (start - at).0;
         if collided {
             s.collisions += 1;
             s.penalty_ps += self.penalty.0;
@@ -277,6 +281,8 @@ mod tests {
         );
         assert_eq!((nb.cpu[0].collisions, nb.cpu[0].penalty_ps), (1, 50_000));
         assert_eq!(nb.busy_ps(), 1_600_000 + 80_000 + 10_000);
+        // What each waited: the DMA the CPU's batch, the CPU the penalty.
+        assert_eq!((nb.dma.wait_ps, nb.cpu[0].wait_ps), (1_500_000, 50_000));
     }
 
     #[test]

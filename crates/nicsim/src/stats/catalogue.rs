@@ -297,6 +297,8 @@ pub struct ProcReading<'a> {
     pub busy_ps: [u64; CATEGORY_COUNT],
     pub ctx_ps: [u64; 3],
     pub p: &'a Processor,
+    /// Time its memory requests waited at the north bridge for other initiators.
+    pub bridge_wait_ps: u64,
     /// Its caches' counts (L1I, L1D, L2) and coherence in mode B; None without caches.
     pub cache: Option<([CacheStats; 3], Coherence)>,
 }
@@ -368,6 +370,7 @@ pub const PROC_COUNTERS: &[ProcCounter] = &[
     pc("busy_cycles.os", Unit::Cycles, |r| r.busy_ps[3] as f64),
     pc("busy_cycles.app", Unit::Cycles, |r| r.busy_ps[4] as f64),
     pc("busy_cycles.conn", Unit::Cycles, |r| r.busy_ps[5] as f64),
+    pc("busy_bridge_wait", Unit::Busy, |r| r.bridge_wait_ps as f64),
     pc("nic_irq_per_s", Unit::PerSecond, |r| {
         r.p.stats.irqs_nic as f64
     }),

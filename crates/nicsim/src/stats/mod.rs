@@ -75,6 +75,7 @@ impl Snapshot {
                             busy_ps,
                             ctx_ps,
                             p,
+                            bridge_wait_ps: n.mem.nb.cpu.get(j).map_or(0, |s| s.wait_ps),
                             cache,
                         };
                         let all = PROC_COUNTERS

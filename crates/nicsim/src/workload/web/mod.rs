@@ -302,6 +302,7 @@ impl Workload for Web {
         };
         let clients: Vec<Value> = (0..w.server()).map(busiest).collect();
         let server = busiest(w.server());
+        let sharing = sharing(&procs, w.server(), secs, self.requests);
         json!({
             "web": {
                 "users": self.p.users,
@@ -326,6 +327,7 @@ impl Workload for Web {
                 "bandwidth_mbps": self.response_bytes as f64 * 8.0 / secs / 1e6,
                 "connections_per_s": accepted as f64 / secs,
                 "server": server,
+                "sharing": sharing,
                 "clients": clients,
                 "failed_connects_run": self.failed_connects,
                 "health": self.health.report(self.win.warm_end, self.win.end),
@@ -334,4 +336,34 @@ impl Workload for Web {
             "nodes": nodes,
         })
     }
+}
+
+/// What sharing the server's memory path costs each of its processors per request (issue 48
+/// item 2): the time its references waited at the north bridge for the other initiators
+/// (host CPUs, the NIC's DMA), and the lines of connection state its caches took from another
+/// processor's (mode B; `smp.coherence_lines` in mode A).
+fn sharing(procs: &Value, server: usize, secs: f64, requests: u64) -> Value {
+    let prefix = format!("node{server}.");
+    let per_request = |x: f64| (requests > 0).then(|| x / requests as f64);
+    let rows: serde_json::Map<String, Value> = procs
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| k.starts_with(&prefix))
+        .map(|(k, v)| {
+            let wait_s = v["busy_bridge_wait"].as_f64().unwrap_or(0.0) * secs;
+            let lines = v["coherence_transfers_per_s"].as_f64().unwrap_or(0.0) * secs;
+            let lines = v["coherence"]["transfers"]
+                .as_f64()
+                .map_or(lines, |t| lines + t);
+            (
+                k.trim_start_matches(&prefix).to_string(),
+                json!({
+                    "bridge_wait_us_per_request": per_request(wait_s * 1e6),
+                    "coherence_transfers_per_request": per_request(lines),
+                }),
+            )
+        })
+        .collect();
+    Value::Object(rows)
 }
