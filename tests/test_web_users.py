@@ -32,10 +32,14 @@ def test_the_table_has_a_line_per_count_in_the_order_given():
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["users", "requests/s"])
-    assert {"mean", "p99", "util", "stalled"} <= set(lines[head].split())
+    assert {"mean", "p99", "time/req", "util", "stalled"} <= set(lines[head].split())
     rows = [line.split() for line in lines[head + 1:head + 3]]
     assert [row[0] for row in rows] == ["8", "2"]
-    assert all(row[4] == "node4.cpu0" and 0 < float(row[5]) <= 1 and row[6:9] == ["0", "of", "1"] for row in rows)
+    assert all(float(row[4]) > 0 and row[5] == "node4.cpu0" and 0 < float(row[6]) <= 1 and row[7:10] == ["0", "of", "1"]
+               for row in rows)
+    # Each count's server processors, their busy shares.
+    busy = [line for line in lines if "the server's processors busy" in line]
+    assert [line.split()[0] for line in busy] == ["8", "2"] and all("cpu0" in line for line in busy)
 
 
 def test_the_json_is_one_document_of_the_runs_and_vs_base_goes_with_a_list():

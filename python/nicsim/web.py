@@ -139,7 +139,10 @@ def users_rows(sweep: dict) -> list[dict]:
         server = doc["web"]["server"]
         row = {"users": point["users"], "requests_per_s": figure(doc, "requests_per_s"),
                "response_mean_ms": figure(doc, "response_time_ms.mean"), "response_p99_ms": figure(doc, "response_time_ms.p99"),
+               "time_per_request_ms": figure(doc, "time_per_request_ms"),
                "server_busiest": server["busiest"], "server_busiest_utilisation": server["busiest_utilisation"],
+               "server_utilisation": {k.split(".", 1)[1]: v["utilisation"] for k, v in doc["processors"].items()
+                                      if k.startswith(server["node"] + ".")},
                "stalled_intervals": h.get("stalled_intervals", 0), "intervals": len(h.get("end_s") or []),
                "clients_busiest_utilisation": max((c["busiest_utilisation"] for c in doc["web"]["clients"]), default=0.0)}
         if "vs_base" in doc:
@@ -162,14 +165,17 @@ def print_web_users(sweep: dict, config: str) -> None:
     vs = "base_requests_per_s" in rows[0]
     num = lambda v, spec: "-" if v is None else format(v, spec)
     pct = lambda v: "-" if v is None else f"{v:+.1f}%"
-    print(f"{'users':>6} {'requests/s':>11} {'mean ms':>9} {'p99 ms':>9}  {'server busiest':<16} {'util':>5} {'stalled':>9}"
+    print(f"{'users':>6} {'requests/s':>11} {'mean ms':>9} {'p99 ms':>9} {'time/req ms':>11}  {'server busiest':<16} {'util':>5} {'stalled':>9}"
           + (f" {'base req/s':>11} {'req/s':>8} {'resp':>8}" if vs else ""))
     for r in rows:
         print(f"{r['users']:>6} {num(r['requests_per_s'], ',.1f'):>11} {num(r['response_mean_ms'], '.3f'):>9} "
-              f"{num(r['response_p99_ms'], '.3f'):>9}  {r['server_busiest']:<16} {r['server_busiest_utilisation']:>5.3f} "
+              f"{num(r['response_p99_ms'], '.3f'):>9} {num(r['time_per_request_ms'], '.3f'):>11}  {r['server_busiest']:<16} {r['server_busiest_utilisation']:>5.3f} "
               f"{str(r['stalled_intervals']) + ' of ' + str(r['intervals']):>9}"
               + (f" {num(r['base_requests_per_s'], ',.1f'):>11} {pct(r['requests_vs_base_percent']):>8} "
                  f"{pct(r['response_vs_base_percent']):>8}" if vs else ""))
+    for r in rows:
+        print(f"{r['users']:>6} users, the server's processors busy: "
+              + ", ".join(f"{k} {u:.3f}" for k, u in r["server_utilisation"].items()))
     if vs:
         print("req/s, resp: this placement against base (positive is better: more requests/s, shorter mean response)")
     stalled = [r["users"] for r in rows if r["stalled_intervals"]]
