@@ -108,8 +108,12 @@ def test_one_sweep_draws_livelock_against_napi_and_cpu_net_with_the_intrusion_fa
     t = pd.read_csv(rep / "livelock.csv")
     assert len(t) == 8 and (rep / "livelock.png").stat().st_size > 0
     at = lambda pl, n: t[(t.placement == pl) & (t["nic.rx_notify"] == n) & (t.offered_pps == 400000)].iloc[0]
-    # Interrupt per frame: livelock, nothing delivered, FI infinite.
-    assert at("base", "interrupt").delivered_pps == 0 and str(at("base", "interrupt").fi_cpu) == "inf"
+    # Interrupt per frame: livelock, the interrupts leave the softirq almost nothing (a tenth
+    # of what NAPI delivers on the same CPU), the intrusion factor far above NAPI's or
+    # infinite (nothing delivered).
+    irq, napi = at("base", "interrupt"), at("base", "napi")
+    assert irq.delivered_pps < 0.2 * napi.delivered_pps
+    assert str(irq.fi_cpu) == "inf" or float(irq.fi_cpu) > 5 * float(napi.fi_cpu)
     # NAPI and CPU-NET deliver at the softirq's capacity; CPU-NET's host CPU stays free.
     assert at("base", "napi").delivered_pps > 30000 and at("cpu_net_d", "interrupt").delivered_pps > 30000
     assert 1 < float(at("cpu_net_d", "napi").fi_cpu) < 10
@@ -131,7 +135,9 @@ def test_every_node_reports_its_intrusion_factor_and_an_idle_node_none():
 
 
 def test_fi_time_is_infinite_in_livelock_and_near_one_for_a_stream_at_line_rate():
-    flood = api.run("ortiz2008-base", {"workload.kind": "packet_gen", "workload.packet_gen.rate_pps": 400000,
+    # 500,000 frames a second: the interrupts alone take the whole CPU (at 400,000 the
+    # refitted profile of issue 45 leaves the softirq a little time).
+    flood = api.run("ortiz2008-base", {"workload.kind": "packet_gen", "workload.packet_gen.rate_pps": 500000,
                                        "nic.rx_notify": "interrupt", "workload.packet_gen.duration_ps": "10 ms",
                                        "workload.packet_gen.warmup_ps": "2 ms"})
     assert flood["packet_gen"]["nodes"]["node1"]["fi_time"] == "inf"
