@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from nicsim import api
+from nicsim import resolve, api
 from nicsim.errors import ConfigError
 from nicsim.handoff import canonical, parse_name, run_handoff
 
@@ -162,4 +162,5 @@ def test_the_frozen_nic_factor_reproduces_its_one_calibration_row_and_scales_onl
     unscaled = run_handoff("W-0-N-N-FCFS-400", sets={"handoff.nic_instruction_factor": 1.0})["handoff"]
     assert unscaled["nic_idle_percent"] > 85
     nic_busy_per_request = lambda h: (100 - h["nic_idle_percent"]) / h["requests_per_s"]
-    assert nic_busy_per_request(fitted) == pytest.approx(4.83 * nic_busy_per_request(unscaled), rel=0.1)
+    factor = resolve("kimrixner2006").values["handoff.nic_instruction_factor"]
+    assert nic_busy_per_request(fitted) == pytest.approx(factor * nic_busy_per_request(unscaled), rel=0.1)
