@@ -15,12 +15,19 @@ struct Point {
     requests: u64,
     busiest: f64,
     waiting: usize,
+    /// Users with a request open when the interval began.
+    waiting_before: usize,
 }
 
 impl Point {
-    /// No request completed and the server idled while users waited for it.
+    /// No request completed and the server idled while users waited for it through the
+    /// interval: requests were open at its start and at its end. (One open only at its end
+    /// may just have started: a lightly loaded server between paced users' requests.)
     fn stalled(&self) -> bool {
-        self.requests == 0 && self.waiting > 0 && self.busiest < IDLE_UTILISATION
+        self.requests == 0
+            && self.waiting_before > 0
+            && self.waiting > 0
+            && self.busiest < IDLE_UTILISATION
     }
 }
 
@@ -76,6 +83,7 @@ impl Health {
             requests: std::mem::take(&mut self.requests),
             busiest,
             waiting,
+            waiting_before: self.points.last().map_or(0, |p| p.waiting),
         });
         self.next += self.interval;
     }
