@@ -6,7 +6,8 @@ import pytest
 from nicsim import api, resolve
 
 WEB = {"smp.spinlocks": True, "workload.kind": "web", "workload.web.duration_ps": "50 ms",
-       "workload.web.warmup_ps": "10 ms", "workload.web.users": 200, "workload.web.workers": 8}
+       "workload.web.warmup_ps": "10 ms", "workload.web.users": 200, "workload.web.workers": 8,
+       "workload.web.user_rate_bps": 0}
 # One server NIC, workers on cpu1 sending responses while cpu0's softirq sends what ACKs release
 # (the workers process their requests themselves: app_work = worker keeps cpu0 to the softirq).
 TWO_CPUS_ONE_NIC = {"topology.server_nics": 1, "topology.clients": 1, "placement.driver": "cpu0",

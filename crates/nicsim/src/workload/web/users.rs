@@ -245,7 +245,8 @@ impl Web {
             std::mem::take(&mut user.paced_bytes),
         );
         match from {
-            Some(t0) if self.p.user_rate_bps.0 > 0 => {
+            // A trace's requests come as the trace has them.
+            Some(t0) if self.p.user_rate_bps.0 > 0 && self.p.trace_responses.is_empty() => {
                 let due = t0 + self.p.user_rate_bps.time_to_send(bytes);
                 if due > now {
                     due - now
