@@ -125,6 +125,8 @@ def alternative(p):
         return "another"
     if p.kind == "float":
         hi = p.max if p.max is not None else d + 1.0
+        if d == hi:  # a default at its maximum: half-way down to the minimum
+            return (d + p.min) / 2
         return (d + hi) / 2  # short decimals here: exact through JSON
     v = d + 1
     return v if p.max is None or v <= p.max else d - 1

@@ -103,3 +103,30 @@ def test_a_socket_lock_held_across_the_call_serialises_input_behind_the_copy():
     # time at 66 MHz (a few ms), and the serialised copies cost throughput.
     assert held["spin_us"] / held["conflicts"] < 5000
     assert p_call["throughput_mbps"] < p_input["throughput_mbps"]
+
+
+def test_bulkecho_reports_each_locks_hold_beside_its_spin_at_every_cpu_count():
+    """§B.7's locks on Roca's SMP (issue 45 item 6): on one CPU nothing conflicts and the
+    allocator is held once per buffer for one buffer's work (roca1996-power: 206 instructions
+    at IPC 0.443 and 66 MHz); on two, the same sections make CPUs wait. The text prints both."""
+    import subprocess
+    import sys
+
+    from nicsim.bulkecho import run_bulkecho
+
+    sets = ["workload.netperf.duration_ps=200 ms", "workload.netperf.warmup_ps=50 ms"]
+    b = run_bulkecho("roca1996-smp", sets, org="bsd", tsdu="16KiB", cpus="1,2", connections=8)["bulkecho"]
+    one, two = b["points"]
+    lock = lambda p, name: next(r for r in p["locks"] if (r["node"], r["lock"]) == ("node1", name))
+    alloc = lock(one, "allocator")
+    assert alloc["conflicts"] == 0 and alloc["spin_us"] == 0 and alloc["acquisitions"] > 1000
+    assert alloc["hold_us"] / alloc["acquisitions"] == pytest.approx(206 / 0.443 / 66, rel=1e-3)
+    threads = lock(one, "threads")
+    assert threads["hold_us"] > 0 and threads["conflicts"] == 0
+    for name in ("allocator", "threads", "socket"):
+        r = lock(two, name)
+        assert r["conflicts"] > 0 and 0 < r["spin_us"] and r["hold_us"] > lock(one, name)["hold_us"]
+    text = subprocess.run([sys.executable, "-m", "nicsim", "bulkecho", "roca1996-smp", "--org", "bsd", "--tsdu", "16KiB",
+                           "--cpus", "1,2", "--connections", "8", *[a for s in sets for a in ("--set", s)]],
+                          capture_output=True, text=True, timeout=300, check=True).stdout
+    assert "µs held" in text and "node1 allocator" in text

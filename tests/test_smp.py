@@ -147,20 +147,28 @@ def test_the_demux_stacks_context_list_lock_is_taken_per_packet_received_and_per
     assert locks(bsd)["tcp_contexts"]["acquisitions"] == 0
 
 
-def test_the_dispatcher_lock_is_taken_by_every_wake_up_and_context_switch():
+def test_the_thread_lock_is_taken_by_every_wake_up_context_switch_system_call_and_timer():
     one_tsdu = {**EIGHT, "workload.netperf.msg_bytes": "16 B"}
     out = api.run("roca1996-smp", one_tsdu)
     n = out["nodes"]["node1"]
     cpus = [p for k, p in out["processors"].items() if k.startswith("node1.")]
-    # Switches the cost profile prices (one per thread that resumes), from the instructions
-    # its context_switch stage ran; sar's count adds the switches to and from idle.
-    stage = out["config"]["costs"]["context_switch"]
-    per_switch = stage["i_pkt"] * out["config"]["costs"]["scale"]["os"]
-    priced = sum(p["instructions_by_stage"]["context_switch"] for p in cpus) / per_switch / out["netperf"]["window_s"]
+    costs, window_s = out["config"]["costs"], out["netperf"]["window_s"]
+
+    def runs(stage):
+        """How many times the node ran `stage` a second, from the instructions it ran (each
+        run is i_pkt instructions at the stage's scale: none of these has a per-byte part)."""
+        each = costs[stage]["i_pkt"] * costs["scale"][costs[stage]["category"]]
+        return sum(p["instructions_by_stage"].get(stage, 0) for p in cpus) / each / window_s
+
+    # Switches the cost profile prices (one per thread that resumes); sar's count adds the
+    # switches to and from idle.
+    priced = runs("context_switch")
     assert sum(p["context_switches_per_s"] for p in cpus) >= priced
-    wakes = n["wakeups_per_s"]
-    taken = locks(out)["threads"]["acquisitions"] / out["netperf"]["window_s"]
-    assert taken == pytest.approx(priced + wakes, rel=0.02)
+    calls = runs("tx_syscall") + runs("rx_syscall")
+    timers = runs("timer")
+    assert calls > 1000 and 0 < timers < 100  # the callouts and the timers they find expired
+    taken = locks(out)["threads"]["acquisitions"] / window_s
+    assert taken == pytest.approx(priced + n["wakeups_per_s"] + calls + timers, rel=0.02)
     # With small TSDUs, many cheap calls: the dispatcher is the most contended lock.
     ranked = sorted(((k, v) for k, v in locks(out).items() if "spin_us" in v), key=lambda kv: -kv[1]["spin_us"])
     assert ranked[0][0] == "threads"
@@ -177,7 +185,9 @@ def test_bsd_loopback_input_runs_on_whichever_cpu_takes_the_software_interrupt()
     anycpu = api.run("roca1996-smp", {**EIGHT, "org.name": "streams"})
     assert anycpu["config"]["org"]["loopback_input"] == "any_cpu", "the organisation file's choice"
     assert rx_ip(sender)["node1.cpu0"] > 0 and sum(rx_ip(sender).values()) == rx_ip(sender)["node1.cpu0"]
-    assert rx_ip(anycpu)["node1.cpu0"] < 0.1 * sum(rx_ip(anycpu).values())
+    # Most of it, not all: how much cpu0 still takes depends on when it is idle, which every
+    # lock's timing moves (a tenth to a third with the §B.7 locks' holds).
+    assert rx_ip(anycpu)["node1.cpu0"] < 0.4 * sum(rx_ip(anycpu).values())
     assert throughput(anycpu) > 1.2 * throughput(sender)
 
 

@@ -88,7 +88,7 @@ def _breakdown(out: dict, node: str, tsdus: float) -> tuple[dict[str, float], di
 
 def lock_table(out: dict) -> list[dict]:
     """Every lock some node took, the most contended first (`ranked_locks`)."""
-    rows = [{"node": node, "lock": name, **{k: v[k] for k in ("acquisitions", "conflicts", "spin_us")}}
+    rows = [{"node": node, "lock": name, **{k: v[k] for k in ("acquisitions", "conflicts", "spin_us", "hold_us")}}
             for node, n in out["nodes"].items() for name, v in ranked_locks(n.get("locks", {}))]
     return sorted(rows, key=lambda r: (-r["spin_us"], -r["conflicts"], -r["acquisitions"], r["node"], r["lock"]))
 
@@ -212,11 +212,12 @@ def print_bulkecho(doc: dict) -> None:
         us, ins = last[f"{end}_us"], last[f"{end}_instructions"]
         print(f"{what} of {last['tsdu_bytes']} B, µs (instructions) by category: "
               + ", ".join(f"{c} {v:.1f} ({ins[c]:.0f})" for c, v in us.items() if v >= 0.05))
-    smp = [p for p in b["points"] if p["cpus"] > 1]
+    smp = [p for p in b["points"] if p["cpus"] > 1 or (many and p["locks"])]
     if smp:
-        print(f"{'TSDU B':>8} {'CPUs':>5} {'speedup':>8}   busiest locks (spin µs, conflicts / acquisitions)")
+        print(f"{'TSDU B':>8} {'CPUs':>5} {'speedup':>8}   busiest locks (µs spun, µs held, conflicts / acquisitions)")
         for p in smp:
-            top = "; ".join(f"{r['node']} {r['lock']} {r['spin_us']:,.1f} µs, {r['conflicts']:,}/{r['acquisitions']:,}"
+            top = "; ".join(f"{r['node']} {r['lock']} {r['spin_us']:,.1f} µs spun, {r['hold_us']:,.1f} µs held, "
+                            f"{r['conflicts']:,}/{r['acquisitions']:,}"
                             for r in p["locks"][:3])
             speedup = f"{p['speedup']:8.2f}" if p["speedup"] is not None else f"{'-':>8}"
             print(f"{p['tsdu_bytes']:>8} {p['cpus']:>5} {speedup}   {top or 'no locks modelled (smp.spinlocks = false)'}")

@@ -196,7 +196,7 @@ def print_locks(out: dict) -> None:
     locks = out["nodes"].get(out["netperf"]["server"], {}).get("locks")
     if not locks:
         return
-    cells = [f"{k}: {v['acquisitions']:,} acquisitions, {v['conflicts']:,} conflicts, {v['spin_us']:,.1f} µs spun"
+    cells = [f"{k}: {v['acquisitions']:,} acquisitions, {v['conflicts']:,} conflicts, {v['spin_us']:,.1f} µs spun, {v['hold_us']:,.1f} µs held"
              for k, v in ranked_locks(locks)]
     if "socket" in locks:
         cells.append(f"{locks['socket']['backlogged']:,} segments backlogged for their socket's owner")

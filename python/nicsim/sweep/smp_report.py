@@ -28,7 +28,8 @@ def smp_table(df: pd.DataFrame, params: dict, results: dict) -> pd.DataFrame:
         r = {**p, "cpus": int(p[CPUS]), "tsdu_bytes": n["msg_bytes"], "rate": n["aggregate"][rate], "rate_key": rate}
         ranked = ranked_locks(res["nodes"][n["server"]].get("locks", {}))
         for k, v in ranked:
-            r[f"lock.{k}.spin_us"], r[f"lock.{k}.conflicts"], r[f"lock.{k}.acquisitions"] = v["spin_us"], v["conflicts"], v["acquisitions"]
+            for field in ("spin_us", "hold_us", "conflicts", "acquisitions"):
+                r[f"lock.{k}.{field}"] = v[field]
         r["top_lock"] = ranked[0][0] if ranked else None
         rows.append(r)
     t = pd.DataFrame(rows)

@@ -411,6 +411,16 @@ pub struct Smp {
     /// Every wake-up and context switch takes the node's one dispatcher lock (a global run
     /// queue, §B.7's thread-management class); false: per-CPU run queues (Linux 2.6).
     pub thread_lock: bool,
+    /// Share (0 to 1) of each buffer allocation's and free's work held under the allocator
+    /// lock. §B.7: "Every buffer allocation and free takes the allocator's lock", which
+    /// "protects memory-management services"; §B.9 counts those services ("memory") apart
+    /// from the locking ("synchronisation") [I]: 1, the whole service (params.py: sources).
+    pub allocator_hold_share: f64,
+    /// Instructions each system call holds the thread-management lock: §B.7's class covers
+    /// "system calls, thread and timer management" [S]; no hold is given: ~one lock pair [N].
+    pub syscall_hold_instr: f64,
+    /// Instructions each timer expiry holds the thread-management lock (as above).
+    pub timer_hold_instr: f64,
     /// Lines of a connection's shared state (its socket lock, queues and TCB) that move to a
     /// CPU that touches the connection after another did, each a full miss, in the
     /// mean-access mode (mode B's caches keep coherence themselves); 0: none.

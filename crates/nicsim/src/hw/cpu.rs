@@ -157,6 +157,9 @@ pub struct Processor {
     /// Spinlocks its running job holds: the softirq does not preempt process context that
     /// holds one (Linux takes them with bottom halves disabled).
     pub locks_held: u8,
+    /// Of them, those taken with interrupts masked (`LockRef::masks_irqs`): no hard IRQ
+    /// preempts their holder.
+    pub irqs_masked: u8,
     /// Its timeline in the trace window (`run.trace_span_ps`), when a trace is asked for.
     pub slices: Option<Box<SliceLog>>,
     /// Chunks advanced in one event (`mem.chunk_spans`), and the generation of its live chunk
@@ -214,6 +217,7 @@ impl Processor {
                 ipc
             },
             locks_held: 0,
+            irqs_masked: 0,
             slices: None,
             span: Span::default(),
         }

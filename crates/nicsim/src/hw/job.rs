@@ -44,6 +44,16 @@ pub enum LockRef {
     Threads,
 }
 
+impl LockRef {
+    /// Taken with interrupts masked, so no hard IRQ preempts a holder: AIX 4.1's allocator
+    /// and thread-management locks, which interrupt handlers take too (BSD's input up to TCP
+    /// runs at interrupt level and allocates and wakes there, stacks.md §B.2), and whose
+    /// uniprocessor variant is the interrupt masking alone (§B.1) [I].
+    pub fn masks_irqs(self) -> bool {
+        matches!(self, LockRef::Allocator | LockRef::Threads)
+    }
+}
+
 /// Which of its job's data a piece's references go to, besides code, stack and per-CPU data.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Touches {
@@ -226,6 +236,58 @@ impl Job {
         }
     }
 
+    /// Each piece of `stage` becomes one critical section under `lock` per unit of its work
+    /// (`unit_cycles` each: one buffer, one call), each holding `held` (0 to 1) of its unit,
+    /// then one piece of what they leave, unlocked (keeping any lock the piece had): a
+    /// processor releases and takes the lock again between units, so another may take it in
+    /// between. A job with no room for them all holds the last section for the units left.
+    pub fn lock_sections(&mut self, stage: u8, lock: LockRef, unit_cycles: f64, held: f64) {
+        let held = held.clamp(0.0, 1.0);
+        let mut i = self.idx as usize;
+        while i < self.len as usize {
+            let p = self.pieces[i];
+            if p.stage != stage || p.is_empty() || held <= 0.0 {
+                i += 1;
+                continue;
+            }
+            let units = match unit_cycles > 0.0 {
+                true => (p.cycles / unit_cycles).round().max(1.0) as usize,
+                false => 1,
+            };
+            let rest = usize::from(held < 1.0);
+            let room = MAX_PIECES - self.len as usize;
+            let (sections, rest) = match room < rest {
+                true => (1, 0),
+                false => (units.min(room + 1 - rest), rest),
+            };
+            let (held, n) = (if rest == 0 { 1.0 } else { held }, units as f64);
+            let part = |share: f64, lock: LockRef, first: bool| Piece {
+                cycles: p.cycles * share,
+                refs: p.refs * share,
+                pio_reads: if first { p.pio_reads } else { 0 },
+                pio_writes: if first { p.pio_writes } else { 0 },
+                lock,
+                ..p
+            };
+            let added = sections + rest - 1;
+            let len = self.len as usize;
+            self.pieces.copy_within(i + 1..len, i + 1 + added);
+            for k in 0..sections {
+                let u = if k + 1 < sections {
+                    1.0
+                } else {
+                    n - (sections - 1) as f64
+                };
+                self.pieces[i + k] = part(held * u / n, lock, k == 0);
+            }
+            if rest == 1 {
+                self.pieces[i + sections] = part(1.0 - held, p.lock, false);
+            }
+            self.len += added as u8;
+            i += sections + rest;
+        }
+    }
+
     /// The lock to take before the next chunk: the job's held lock first, then the next
     /// piece's own; true for the held one.
     pub fn lock_to_take(&self) -> Option<(LockRef, bool)> {
@@ -244,5 +306,68 @@ impl Job {
         } else {
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(stage: u8, cycles: f64) -> Piece {
+        Piece {
+            cycles,
+            refs: cycles / 10.0,
+            stage,
+            ..Default::default()
+        }
+    }
+
+    fn shape(j: &Job) -> Vec<(u8, f64, LockRef)> {
+        j.pieces().map(|p| (p.stage, p.cycles, p.lock)).collect()
+    }
+
+    #[test]
+    fn a_piece_of_three_units_becomes_three_sections_then_its_unlocked_rest() {
+        let mut j = Job::new(Then::Nothing);
+        for p in [piece(1, 50.0), piece(2, 300.0), piece(3, 7.0)] {
+            j.push(p);
+        }
+        j.lock_sections(2, LockRef::Allocator, 100.0, 0.25);
+        let a = LockRef::Allocator;
+        assert_eq!(
+            shape(&j),
+            [
+                (1, 50.0, LockRef::None),
+                (2, 25.0, a),
+                (2, 25.0, a),
+                (2, 25.0, a),
+                (2, 225.0, LockRef::None),
+                (3, 7.0, LockRef::None)
+            ]
+        );
+        let refs: f64 = j.pieces().filter(|p| p.stage == 2).map(|p| p.refs).sum();
+        assert!((refs - 30.0).abs() < 1e-9, "the references are shared too");
+    }
+
+    #[test]
+    fn the_whole_piece_held_leaves_no_rest_and_a_full_job_holds_the_units_left_at_once() {
+        let mut j = Job::new(Then::Nothing);
+        for _ in 0..6 {
+            j.push(piece(1, 10.0));
+        }
+        j.push(piece(2, 500.0));
+        // Room for one more piece: two sections, the second holding four units.
+        j.lock_sections(2, LockRef::Threads, 100.0, 1.0);
+        let held: Vec<_> = j.pieces().skip(6).map(|p| (p.cycles, p.lock)).collect();
+        assert_eq!(held, [(100.0, LockRef::Threads), (400.0, LockRef::Threads)]);
+        // No room for a rest: the piece is held whole, as one section.
+        let mut k = Job::new(Then::Nothing);
+        for _ in 0..7 {
+            k.push(piece(1, 10.0));
+        }
+        k.push(piece(2, 500.0));
+        k.lock_sections(2, LockRef::Threads, 100.0, 0.5);
+        let last = k.pieces().last().unwrap();
+        assert_eq!((last.cycles, last.lock), (500.0, LockRef::Threads));
     }
 }

@@ -101,8 +101,8 @@ pub struct Node {
     /// The buffer allocator's lock (`smp.allocator_lock`), the dispatcher's
     /// (`smp.thread_lock`), IP's (`org.ip_serialised`) and the TCP context list's
     /// (`org.context_list_lock`): one each per node.
-    pub(crate) alloc_lock: SpinLock,
-    pub(crate) thread_lock: SpinLock,
+    pub alloc_lock: SpinLock,
+    pub thread_lock: SpinLock,
     pub(crate) ip_lock: SpinLock,
     pub(crate) contexts_lock: SpinLock,
     /// What it records for tools outside (`run.pcap`, `run.trace`), when asked.
@@ -288,27 +288,53 @@ impl Node {
         self.piece(&costs.spin_lock, 0, pairs)
     }
 
-    /// A job of `pieces`, with the spinlock pairs they take on an SMP kernel.
+    /// A job of `pieces`, with the spinlock pairs they take on an SMP kernel and the node-wide
+    /// locks that serialise it (stacks.md §B.7): every buffer allocation and free holds the
+    /// allocator's for its share of the buffer's work (`smp.allocator_hold_share`), one section
+    /// per buffer; every system call and timer expiry holds the thread-management lock for
+    /// its instructions (`smp.syscall_hold_instr`, `smp.timer_hold_instr`), and a wake-up for
+    /// its whole work (a context switch takes it in `os/sched.rs`).
     #[inline(always)]
     pub(crate) fn priced_job(&self, then: Then, pieces: &[Piece]) -> Job {
         let mut j = job_of(then, pieces);
+        j.add_or_merge(self.lock_piece(pieces), false);
         let (smp, costs) = (&self.cfg.smp, &self.cfg.costs);
-        if smp.spinlocks && smp.allocator_lock {
-            j.lock_stage(costs.skb_alloc.id, LockRef::Allocator);
-            j.lock_stage(costs.skb_free.id, LockRef::Allocator);
+        if !smp.spinlocks {
+            return j;
         }
-        if smp.spinlocks && self.cfg.org.ip_serialised {
+        if self.cfg.org.ip_serialised {
             j.lock_stage(costs.tx_ip.id, LockRef::Ip);
             j.lock_stage(costs.rx_ip.id, LockRef::Ip);
         }
-        if smp.spinlocks && smp.thread_lock {
-            j.lock_stage(costs.rx_wake.id, LockRef::Threads);
-        }
-        if smp.spinlocks && self.cfg.org.context_list_lock {
+        if self.cfg.org.context_list_lock {
             j.lock_stage(costs.rx_ip.id, LockRef::TcpContexts);
             j.lock_stage(costs.timer.id, LockRef::TcpContexts);
         }
-        j.add_or_merge(self.lock_piece(pieces), false);
+        if smp.allocator_lock {
+            for c in [&costs.skb_alloc, &costs.skb_free] {
+                let unit = self.piece(c, 0, 1).cycles;
+                j.lock_sections(c.id, LockRef::Allocator, unit, smp.allocator_hold_share);
+            }
+        }
+        if smp.thread_lock {
+            j.lock_stage(costs.rx_wake.id, LockRef::Threads);
+            let calls = [
+                (&costs.tx_syscall, smp.syscall_hold_instr),
+                (&costs.rx_syscall, smp.syscall_hold_instr),
+                (&costs.epoll_wait, smp.syscall_hold_instr),
+                (&costs.connect_syscall, smp.syscall_hold_instr),
+                (&costs.accept_syscall, smp.syscall_hold_instr),
+                (&costs.close_syscall, smp.syscall_hold_instr),
+                (&costs.timer, smp.timer_hold_instr),
+            ];
+            for (c, instr) in calls {
+                let held = match c.i_pkt > 0.0 {
+                    true => instr / c.i_pkt,
+                    false => 1.0,
+                };
+                j.lock_sections(c.id, LockRef::Threads, self.piece(c, 0, 1).cycles, held);
+            }
+        }
         j
     }
 }

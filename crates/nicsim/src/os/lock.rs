@@ -13,6 +13,9 @@ pub struct LockStats {
     pub conflicts: u64,
     /// Picoseconds processors spent spinning on it.
     pub spin_ps: u64,
+    /// Picoseconds it was held, from each acquisition to its release (the critical sections'
+    /// length, whoever waited or not).
+    pub hold_ps: u64,
 }
 
 impl LockStats {
@@ -21,6 +24,7 @@ impl LockStats {
         self.acquisitions += o.acquisitions;
         self.conflicts += o.conflicts;
         self.spin_ps += o.spin_ps;
+        self.hold_ps += o.hold_ps;
     }
 }
 
@@ -43,6 +47,8 @@ pub struct SpinLock {
     /// The processors spinning on it, each with when it began (a conflict counts once per
     /// wait, however many processors wait at once).
     spinners: Vec<(usize, Time)>,
+    /// When the section in progress began (None between sections).
+    held_since: Option<Time>,
     pub stats: LockStats,
 }
 
@@ -61,6 +67,10 @@ impl SpinLock {
                 let (_, since) = self.spinners.swap_remove(i);
                 self.stats.spin_ps += (now - since).0;
             }
+            // A section begins unless its holder takes it again inside its own (nested).
+            if self.holder() != Some(p) {
+                self.held_since = Some(now);
+            }
             self.holder = Some(p);
             self.release_at = None;
             self.stats.acquisitions += 1;
@@ -77,6 +87,9 @@ impl SpinLock {
     /// The holder's critical section ends at `at`.
     pub fn release(&mut self, at: Time) {
         self.release_at = Some(at);
+        if let Some(since) = self.held_since.take() {
+            self.stats.hold_ps += (at - since).0;
+        }
     }
 
     pub fn holder(&self) -> Option<usize> {
@@ -108,6 +121,13 @@ mod tests {
             (l.stats.acquisitions, l.stats.conflicts, l.stats.spin_ps),
             (7, 0, 0)
         );
+        // Five sections of 5 ns each; the nested pair at 100 ns is one section not yet released.
+        assert_eq!(l.stats.hold_ps, 25_000);
+        l.release(T(110));
+        assert_eq!(
+            l.stats.hold_ps, 35_000,
+            "the section from 100 ns, taken twice, to 110 ns"
+        );
     }
 
     #[test]
@@ -129,6 +149,9 @@ mod tests {
         assert_eq!(l.stats.conflicts, 1, "one wait, one conflict");
         assert_eq!(l.stats.spin_ps, 35_000, "from 10 ns to 45 ns");
         assert_eq!(l.holder(), Some(1));
+        assert_eq!(l.stats.hold_ps, 45_000, "processor 0's section, 0 to 45 ns");
+        l.release(T(60));
+        assert_eq!(l.stats.hold_ps, 60_000, "and processor 1's, 45 to 60 ns");
     }
 
     #[test]

@@ -352,6 +352,7 @@ impl Node {
         match attempt {
             Attempt::Acquired => {
                 self.procs[p].locks_held += 1;
+                self.procs[p].irqs_masked += u8::from(lock.masks_irqs());
                 None
             }
             Attempt::Spin { until } => Some(until.max(now + cycle)),
@@ -362,6 +363,7 @@ impl Node {
         if let Some(l) = self.lock_of(lock, data) {
             l.release(at);
             self.procs[p].locks_held -= 1;
+            self.procs[p].irqs_masked -= u8::from(lock.masks_irqs());
         }
     }
 }

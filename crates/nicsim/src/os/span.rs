@@ -42,7 +42,8 @@ impl Node {
                 }
         };
         let holds_lock = self.procs[p].locks_held > 0;
-        (ctx > Ctx::HardIrq && hard_waiting)
+        let masked = self.procs[p].irqs_masked > 0;
+        (ctx > Ctx::HardIrq && hard_waiting && !masked)
             || (ctx == Ctx::Process && !holds_lock && (soft_waiting || urgent_waiting))
     }
 

@@ -195,7 +195,7 @@ fn contexts_lock(n: &Node, f: fn(&LockStats) -> u64) -> f64 {
     f(&n.contexts_lock.stats) as f64
 }
 
-/// Each lock class's acquisitions, conflicts and spin time, `$sum` adding up the class's
+/// Each lock class's acquisitions, conflicts, spin time and hold time, `$sum` adding up the class's
 /// locks on a node; then any other counters.
 macro_rules! lock_counters {
     ($(($class:literal, $sum:expr)),* ; $($other:expr),*) => {
@@ -204,6 +204,7 @@ macro_rules! lock_counters {
                 c(concat!("locks.", $class, ".acquisitions"), Unit::Count, |n| $sum(n, |l| l.acquisitions)),
                 c(concat!("locks.", $class, ".conflicts"), Unit::Count, |n| $sum(n, |l| l.conflicts)),
                 c(concat!("locks.", $class, ".spin_us"), Unit::Micros, |n| $sum(n, |l| l.spin_ps)),
+                c(concat!("locks.", $class, ".hold_us"), Unit::Micros, |n| $sum(n, |l| l.hold_ps)),
             )*
             $($other),*
         ]

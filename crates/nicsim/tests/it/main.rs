@@ -455,6 +455,7 @@ mod packet_gen_window {
 mod eevdf;
 mod handoff;
 mod lifecycle;
+mod locks;
 mod many;
 mod nics;
 mod slots;
