@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..netperf import ranked_locks
-from ..plot import plt
+from ..benchmarks.netperf import ranked_locks
+from ..io.plot import plt
 
 CPUS = "cpu.count"
 
