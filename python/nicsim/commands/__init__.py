@@ -13,7 +13,7 @@ from .options import Parser, dumps
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._core import __version__
 
     return __version__
 
