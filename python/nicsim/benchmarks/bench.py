@@ -63,7 +63,8 @@ def suite(engine_s: float = 1.0) -> dict[str, Any]:
 
 def print_suite(doc: dict[str, Any]) -> None:
     print(f"{'scenario':<30} {'Mbps':>9} {'events':>11} {'M ev/s':>7} {'ev/KiB':>7} {'sim/wall':>8}")
-    fmt = lambda v, spec: "" if v is None else format(v, spec)
+    def fmt(v, spec):
+        return "" if v is None else format(v, spec)
     for r in doc["suite"]:
         print(f"{r['scenario']:<30} {fmt(r.get('throughput_mbps'), '9.1f'):>9} {r['events']:>11,} "
               f"{r['events_per_s'] / 1e6:7.1f} {fmt(r.get('events_per_kib'), '7.2f'):>7} "

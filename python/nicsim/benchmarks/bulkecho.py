@@ -137,8 +137,10 @@ def run_bulkecho(config, sets, org=None, mode="bulk", proto="tcp", connections=1
     cpu_sets = [{} if c is None else {"cpu.count": str(c)} for c in counts]
     resolved = [resolve(config, {**s, **on}).values["cpu.count"] for on in cpu_sets]
     for n, on, n_cpus in ((n, on, k) for n in sizes for on, k in zip(cpu_sets, resolved)):
-        run = lambda extra: run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n), **extra},
-                                        replications=replications, test=test.upper(), connections=connections)
+        def run(extra: dict, n: int = n) -> dict:
+            return run_netperf(config, {**s, "workload.netperf.msg_bytes": str(n), **extra},
+                               replications=replications, test=test.upper(), connections=connections)
+
         out = run(on)
         np_ = out["netperf"]
         client, server = np_["per_connection"][0]["client"], np_["server"]
@@ -198,7 +200,8 @@ def print_bulkecho(doc: dict) -> None:
     # A --cpus list runs each TSDU at each count: a column says which.
     many = len({p["cpus"] for p in b["points"]}) > 1
     print(f"{'TSDU B':>8}{' CPUs' if many else ''} {figure:>16} {cols[0]:>10} {cols[1]:>11}".rstrip())
-    total = lambda d, w: f"{sum(d.values()):>{w}.1f}" if d else f"{'-':>{w}}"
+    def total(d, w):
+        return f"{sum(d.values()):>{w}.1f}" if d else f"{'-':>{w}}"
     for p in b["points"]:
         value = p["throughput_mbps"] if bulk else p["rtt_us"]
         ends = total(p["host_us"], 10) if loopback else f"{total(p['send_us'], 10)} {total(p['receive_us'], 11)}"

@@ -160,8 +160,10 @@ def print_web_users(sweep: dict, config: str) -> None:
     print(f"web: {config} ({placement} server), {len(rows)} user count{'s' if len(rows) != 1 else ''}, {w['page_size_bytes']} B pages, "
           f"keep-alive {'on' if w['keep_alive'] else 'off'}, {w['workers']} workers, window {w['window_s']:.3f} s")
     vs = "base_requests_per_s" in rows[0]
-    num = lambda v, spec: "-" if v is None else format(v, spec)
-    pct = lambda v: "-" if v is None else f"{v:+.1f}%"
+    def num(v, spec):
+        return "-" if v is None else format(v, spec)
+    def pct(v):
+        return "-" if v is None else f"{v:+.1f}%"
     print(f"{'users':>6} {'requests/s':>11} {'mean ms':>9} {'p99 ms':>9}  {'server busiest':<16} {'util':>5} {'stalled':>9}"
           + (f" {'base req/s':>11} {'req/s':>8} {'resp':>8}" if vs else ""))
     for r in rows:

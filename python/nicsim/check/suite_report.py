@@ -5,7 +5,6 @@ the tables and one PNG per figure of the model's curves (a curve per series of t
 from __future__ import annotations
 
 import html
-import math
 from pathlib import Path
 from typing import Any
 

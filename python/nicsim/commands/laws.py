@@ -296,8 +296,8 @@ def _fit(ns) -> int:
         print(f"RMSE {f.rmse:.4g}   R^2 {_fmt(f.r2)}")
         for w in f.warnings:
             print(f"warning: {w}")
-        pts = [{"gamma": g, "delta_b": d, "fitted": m, "laws": l, "above_laws": d - l}
-               for g, d, m, l in zip(f.gamma, f.delta_b, f.fitted, f.laws)]
+        pts = [{"gamma": g, "delta_b": d, "fitted": m, "laws": law, "above_laws": d - law}
+               for g, d, m, law in zip(f.gamma, f.delta_b, f.fitted, f.laws)]
         print(_table(pts, ["gamma", "delta_b", "fitted", "laws", "above_laws"]))
         print()
     if ns.plot:

@@ -5,9 +5,7 @@ peak-throughput bound (laws.md §4.4). A run above its bound is listed, never hi
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import sys
 
 import numpy as np
 import pandas as pd

@@ -98,7 +98,8 @@ def plot_web_users(rows: list[dict], path, placement: str, title: str | None = N
     of `nicsim web --users A,B,...` (`web.users_rows`); with --vs-base, base's curves beside."""
     rows = sorted(rows, key=lambda r: r["users"])
     users = [r["users"] for r in rows]
-    nan = lambda v: np.nan if v is None else v
+    def nan(v):
+        return np.nan if v is None else v
     fig, (rps, rt) = plt.subplots(1, 2, figsize=(10.4, 4.2))
     rps.plot(users, [nan(r["requests_per_s"]) for r in rows], "-o", color=colour(placement), ms=3, label=placement)
     rt.plot(users, [nan(r["response_mean_ms"]) for r in rows], "-o", color=colour(placement), ms=3, label=f"{placement}, mean")

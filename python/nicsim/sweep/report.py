@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..io.plot import COLOURS, colour, plt  # plt is matplotlib.pyplot on the Agg backend
+from ..io.plot import colour, plt  # plt is matplotlib.pyplot on the Agg backend
 from .gamma_report import _gamma_rows, fig_busy_hpcbench, fig_delta_b, fig_gamma_throughput, gamma_table
 from .netpipe_report import _curves, cache_table, fig_busy_netpipe, fig_interrupts, fig_netpipe, fig_signature
 from .orgs_report import fig_orgs, orgs_table
@@ -155,7 +155,7 @@ def write_report(store: str | Path, out_dir: str | Path) -> Path:
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>nicsim sweep report: {html.escape(Path(store).name)}</title>",
         f"<style>{_CSS}</style></head><body>",
-        f"<h1>nicsim sweep report</h1>",
+        "<h1>nicsim sweep report</h1>",
         f"<p>Store <code>{html.escape(str(store))}</code>: {len(df)} points, {ok} ok, "
         f"<span class='{'failed' if failed else ''}'>{failed} failed</span>; swept keys: "
         f"{', '.join(f'<code>{html.escape(k)}</code>' for k in swept) or '(none)'}. "
