@@ -10,11 +10,9 @@ from typing import Any
 import numpy as np
 
 from .. import api, units
-from ..config import Resolved, parse_set, physics, resolve
+from ..config import CATEGORIES, COMMUNICATION, Resolved, parse_set, physics, resolve
 from ..errors import ConfigError
-from .netpipe import CATS
 
-COMM_CATS = ("copy", "tcpip", "driver", "os")
 PLACEMENT_OVERRIDES = ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")
 
 
@@ -71,7 +69,7 @@ def base_of(sets: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _proc_cycles(res: dict, key: str, cats=COMM_CATS) -> float:
+def _proc_cycles(res: dict, key: str, cats=COMMUNICATION) -> float:
     pr = res["hpcbench"]["processors"].get(key)
     return sum(pr["busy_cycles"][c] for c in cats) if pr else 0.0
 
@@ -203,9 +201,9 @@ def gamma_sweep(config_source, sets, gammas, msg_sizes, duration="1 s") -> dict:
 def print_hpcbench(out: dict) -> None:
     h = out["hpcbench"]
     print(f"message {h['message_bytes']} B, window {h['window_s']:.2f} s: throughput {h['throughput_mbps']:.1f} Mbps")
-    print(f"{'processor':<14} {'util':>6} " + " ".join(f"{c:>7}" for c in CATS) + f" {'irq/s':>8} {'ipi/s':>8}")
+    print(f"{'processor':<14} {'util':>6} " + " ".join(f"{c:>7}" for c in CATEGORIES) + f" {'irq/s':>8} {'ipi/s':>8}")
     for k, pr in h["processors"].items():
-        print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in CATS) + f" {pr['nic_irq_per_s']:>8.0f} {pr['ipi_per_s']:>8.0f}")
+        print(f"{k:<14} {pr['utilisation']:>6.3f} " + " ".join(f"{pr['busy'][c]:>7.3f}" for c in CATEGORIES) + f" {pr['nic_irq_per_s']:>8.0f} {pr['ipi_per_s']:>8.0f}")
     from ..io.cachereport import print_caches
 
     print_caches("caches (mode B, hit rates of reads and writes):", h["processors"], h.get("nodes", {}))

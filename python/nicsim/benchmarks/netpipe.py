@@ -3,7 +3,7 @@ time goes (calibration.md T1). The core runs it (`workload/netpipe.rs`); `nicsim
 `nicsim demo` print it."""
 from __future__ import annotations
 
-CATS = ("copy", "tcpip", "driver", "os", "app", "conn")
+from ..config import CATEGORIES
 
 
 def print_netpipe(out: dict) -> None:
@@ -49,7 +49,7 @@ def print_latency_breakdown(out: dict) -> None:
     print(f"\nlatency breakdown of the {p['size_bytes']}-byte message (µs per one-way transfer):")
     cpu_total = 0.0
     for k, pr in p["processors"].items():
-        parts = {cat: pr["busy"][cat] * window_s / msgs * 1e6 for cat in CATS}
+        parts = {cat: pr["busy"][cat] * window_s / msgs * 1e6 for cat in CATEGORIES}
         cpu = sum(parts.values())
         if cpu > 0:
             cpu_total += cpu

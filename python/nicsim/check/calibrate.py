@@ -21,10 +21,10 @@ from importlib import resources
 import numpy as np
 from scipy.optimize import minimize
 
-from ..config import resolve
+from ..config import COMMUNICATION, resolve
 from .validation import BUILTIN, CATEGORIES, Row, parse_tolerance, table, validate
 
-SCALES = ("copy", "tcpip", "driver", "os")
+SCALES = COMMUNICATION
 T5_RATIOS = {("copy", "tcpip"): 20.3 / 7.2, ("tcpip", "os"): 7.2 / 5.89, ("os", "driver"): 5.89 / 2.82}
 T5_WEIGHT = 0.25
 TARGET_PENALTY = 100.0

@@ -31,6 +31,7 @@ from typing import Any
 
 from .. import api
 from ..config import resolve
+from ..config.costs import RANKED
 from ..errors import ConfigError
 from ..benchmarks.hpc import base_of, run_hpcbench
 
@@ -44,7 +45,7 @@ METRICS = {
     "netperf": ("throughput_mbps", "transactions_per_s", "cpu_util", "share.CATEGORY"),
 }
 ROLES = ("training", "held-out", "user")
-CATEGORIES = ("copy", "tcpip", "os", "driver")
+CATEGORIES = RANKED
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """`nicsim netperf`: netperf tests over many connections and clients."""
 from __future__ import annotations
 
-from ..benchmarks.netpipe import CATS
+from ..config import CATEGORIES
 from .options import config_options, dumps, set_items, yes_option
 
 
@@ -27,5 +27,5 @@ def cmd_netperf(args) -> int:
     if args.json:
         print(dumps(out))
     else:
-        print_netperf(out, CATS)
+        print_netperf(out, CATEGORIES)
     return 0

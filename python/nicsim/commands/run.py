@@ -1,7 +1,8 @@
 """`nicsim run`: the workload a configuration file names."""
 from __future__ import annotations
 
-from ..benchmarks.netpipe import CATS, print_netpipe
+from ..benchmarks.netpipe import print_netpipe
+from ..config import CATEGORIES
 from .options import config_options, dumps, set_items
 
 
@@ -23,7 +24,7 @@ def cmd_run(args) -> int:
     elif "netperf" in out:
         from ..benchmarks.netperf import print_netperf
 
-        print_netperf(out, CATS)
+        print_netperf(out, CATEGORIES)
     else:
         from ..benchmarks.hpc import print_hpcbench
 

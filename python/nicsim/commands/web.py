@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from ..benchmarks.netpipe import CATS
+from ..config import CATEGORIES
 from ..errors import ConfigError, SimulationError
 from ..paths import out_plot
 from .options import config_options, dumps, set_items, yes_option
@@ -42,7 +42,7 @@ def cmd_web(args) -> int:
         if args.json:
             print(dumps(out))
         else:
-            print_web(out, CATS)
+            print_web(out, CATEGORIES)
         return 0
     # A recording is of one run: which of the list's would be a guess.
     for arg, v in (("--pcap-out", args.pcap_out), ("--trace-out", args.trace_out), ("--series", args.series)):

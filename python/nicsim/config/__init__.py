@@ -17,7 +17,7 @@ from ..errors import ConfigError
 from .params import BY_KEY, PARAMS, PROCESSORS, Param
 from .placements import PLACEMENTS
 # The files and the cost profile, imported here too: `nicsim.config` is where callers find them.
-from .costs import CATEGORIES, COST_DEFAULTS, COST_FIELDS, _costs  # noqa: F401
+from .costs import CATEGORIES, COMMUNICATION, COST_DEFAULTS, COST_FIELDS, _costs  # noqa: F401
 from .files import ORG_DIR, PRESET_DIR, PROFILE_DIR, is_file_ref, load_file, load_preset, load_profile, org_doc, preset_names  # noqa: F401
 
 

@@ -11,7 +11,15 @@ from .files import load_profile
 COST_FIELDS = ("category", "i_pkt", "i_byte", "r_pkt", "r_byte", "pio_reads", "pio_writes", "code_bytes", "locks", "ipc")
 # Fields a profile may leave out, with the value an absent one means.
 COST_DEFAULTS = {"locks": 0, "ipc": 1.0}
+# The cost categories, declared once, in the order every table prints them: what a stage's
+# work counts as (a profile stage's `category`).
 CATEGORIES = ("copy", "tcpip", "driver", "os", "app", "conn")
+# The four of protocol processing: the scales the calibration fits, what LAWS counts as
+# communication (laws.md §4.4), what a real host's perf samples are sorted into.
+COMMUNICATION = CATEGORIES[:4]
+# The thesis's ranking of the four by their share of the base system's time (Table 4.4: copy
+# 20.3%, TCP/IP 7.2%, OS 5.89%, driver 2.82%): the order row T5 checks.
+RANKED = ("copy", "tcpip", "os", "driver")
 
 
 def _costs(profile: str, over: dict[str, Any]) -> dict:

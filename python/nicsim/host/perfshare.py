@@ -22,7 +22,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-CATEGORIES = ("copy", "tcpip", "driver", "os")
+from ..config.costs import COMMUNICATION
+
+CATEGORIES = COMMUNICATION
 # Symbol prefixes by category, tried in this order (the first match wins). The socket calls'
 # own work (tcp_sendmsg, tcp_recvmsg and what they call per call, not per segment) is the
 # model's tx_syscall and rx_syscall stages, which are `os`, so it goes there before `tcp`.

@@ -12,7 +12,7 @@ from ..io.plot import colour, plt  # plt is matplotlib.pyplot on the Agg backend
 
 
 # Category colours, chosen apart from the placement colours so the two never read alike.
-CAT_COLOURS = {"copy": "#8c564b", "tcpip": "#ff7f0e", "driver": "#17becf", "os": "#bcbd22", "app": "#e377c2", "conn": "#7f7f7f"}
+CAT_COLOURS = dict(zip(CATEGORIES, ("#8c564b", "#ff7f0e", "#17becf", "#bcbd22", "#e377c2", "#7f7f7f")))
 PROC_STYLES = {"cpu0": "-", "cpu1": "--", "nic_cpu": ":"}
 LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
 RECEIVER = "node1."
