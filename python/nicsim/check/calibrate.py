@@ -8,7 +8,7 @@ costs 1; a band, a one-sided bound or an ordering costs (distance outside / half
 nothing inside; T5's order adds, weakly (0.25), the squared log errors of the Table 4.4 ratios. A
 base target outside its tolerance adds 100 × its distance outside (an exact penalty: T1–T5 are
 requirements, the training rows best effort).
-Optimiser: Nelder–Mead over the log scales (initial simplex step 0.3), from the committed
+Optimiser: fitting.py's, over the log scales (initial simplex step 0.3), from the committed
 profile. Structural choices (`CANDIDATES`) are fixed before the fit; each is fitted on its own
 and every candidate's residuals are reported (`nicsim calibrate --candidates`)."""
 from __future__ import annotations
@@ -18,10 +18,8 @@ import math
 import re
 from importlib import resources
 
-import numpy as np
-from scipy.optimize import minimize
-
 from ..config import COMMUNICATION, resolve
+from .fitting import fit_logs
 from .validation import BUILTIN, CATEGORIES, Row, parse_tolerance, table, validate
 
 SCALES = COMMUNICATION
@@ -105,17 +103,9 @@ def current_scales() -> dict[str, float]:
 
 
 def fit(structural: dict[str, str], start: dict[str, float], max_evals: int = 250) -> tuple[dict[str, float], list[dict], int]:
-    evals = 0
-
-    def f(x):
-        nonlocal evals
-        evals += 1
-        return objective(measure(dict(zip(SCALES, np.exp(x))), structural))
-
-    x0 = np.log([start[k] for k in SCALES])
-    simplex = np.vstack([x0, x0 + 0.3 * np.eye(4)])
-    res = minimize(f, x0, method="Nelder-Mead", options={"xatol": 0.003, "fatol": 1e-4, "maxfev": max_evals, "initial_simplex": simplex})
-    scales = {k: round(float(v), 4) for k, v in zip(SCALES, np.exp(res.x))}
+    fitted, evals = fit_logs(lambda s: objective(measure(s, structural)), {k: start[k] for k in SCALES}, step=0.3,
+                             xatol=0.003, fatol=1e-4, max_evals=max_evals)
+    scales = {k: round(float(v), 4) for k, v in fitted.items()}
     return scales, measure(scales, structural), evals
 
 

@@ -11,7 +11,7 @@ preset. Context switches/s, interrupts/s and the rest of the profile are not fit
 are reported against the row as the model gives them.
 
 Objective: squared normalised misses of throughput (half-width 2%), %idle (1.5 points) and the
-locks' weight among the profile's listed classes (a factor 1.25). Optimiser: Nelder–Mead over
+locks' weight among the profile's listed classes (a factor 1.25). Optimiser: fitting.py's, over
 the logs of the three values, from the committed ones (initial step 0.1)."""
 from __future__ import annotations
 
@@ -20,12 +20,10 @@ import math
 import re
 from importlib import resources
 
-import numpy as np
-from scipy.optimize import minimize
-
 from ..config import resolve
 from ..benchmarks.netperf import profile, run_netperf, sar
 from ..units import format_freq
+from .fitting import fit_logs
 
 PRESET = "zabaljauregui-A"
 SERVER = "node2"
@@ -110,17 +108,9 @@ def _magnitude(x: float, ref: float) -> bool:
 
 
 def fit(start: dict[str, float], max_evals: int = 60) -> tuple[dict[str, float], dict, int]:
-    evals = 0
-
-    def f(x):
-        nonlocal evals
-        evals += 1
-        return objective(measure(dict(zip(FITTED, np.exp(x)))))
-
-    x0 = np.log([start[k] for k in FITTED])
-    simplex = np.vstack([x0, x0 + 0.1 * np.eye(len(FITTED))])
-    res = minimize(f, x0, method="Nelder-Mead", options={"xatol": 0.002, "fatol": 0.01, "maxfev": max_evals, "initial_simplex": simplex})
-    values = dict(zip(FITTED, map(float, np.exp(res.x))))
+    fitted, evals = fit_logs(lambda v: objective(measure(v)), {k: start[k] for k in FITTED}, step=0.1,
+                             xatol=0.002, fatol=0.01, max_evals=max_evals)
+    values = {k: float(v) for k, v in fitted.items()}
     values = {k: (round(v, -6) if k.endswith("clock_hz") else round(v, 1)) for k, v in values.items()}
     return values, measure(values), evals
 

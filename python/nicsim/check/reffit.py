@@ -5,21 +5,22 @@ residual, and the fitted values are written as a configuration that extends the 
 (`nicsim validate --reference FILE --config CONFIG.toml` applies it to every row).
 
 Objective: calibrate.py's, the sum over training rows of the squared normalised miss (1 at the
-edge of a row's tolerance). Optimiser: scipy's Nelder–Mead over the logs of the keys' values
-(every fitted key must be positive), from the values the rows' configuration gives them, an
+edge of a row's tolerance). Optimiser: fitting.py's, over the logs of the keys' values (every
+fitted key must be positive), from the values the rows' configuration gives them, an
 initial step of 0.2 and at most `max_evals` evaluations."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from scipy.optimize import minimize
-
 from .calibrate import objective, residuals
 from ..config import BY_KEY, flatten, load_file, resolve
 from ..errors import ConfigError
+from .fitting import describe, fit_logs
 from .validation import Measurer, Row, check_row
+
+# The fit's initial step, in log units: each value's first trial is 22% above its start.
+STEP = 0.2
 
 
 def config_sets(path: str | None) -> dict[str, Any]:
@@ -74,24 +75,16 @@ def fit(rows: list[Row], keys: list[str], train: list[str] | None, sets: dict[st
     training, held_out = split_rows(rows, train)
     base = dict(sets or {})
     start = start_values(training, keys, base)
-    evals = 0
-
     def measure(values: dict[str, float], which: list[Row]) -> list[dict]:
         m = Measurer({**base, **{k: repr(float(v)) for k, v in values.items()}})
         return [check_row(r, m) for r in which]
 
-    def f(x):
-        nonlocal evals
-        evals += 1
-        return objective(measure(dict(zip(keys, np.exp(x))), training))
-
-    x0 = np.log([start[k] for k in keys])
-    simplex = np.vstack([x0, x0 + 0.2 * np.eye(len(keys))])
-    res = minimize(f, x0, method="Nelder-Mead", options={"xatol": 0.002, "fatol": 1e-4, "maxfev": max_evals, "initial_simplex": simplex})
-    values = {k: float(f"{v:.6g}") for k, v in zip(keys, np.exp(res.x))}
+    fitted, evals = fit_logs(lambda v: objective(measure(v, training)), {k: start[k] for k in keys}, step=STEP,
+                             xatol=0.002, fatol=1e-4, max_evals=max_evals)
+    values = {k: float(f"{v:.6g}") for k, v in fitted.items()}
     trained, held = measure(values, training), measure(values, held_out)
     return {"keys": keys, "start": start, "values": values, "base": base, "objective": round(objective(trained), 6), "evaluations": evals,
-            "optimiser": "Nelder-Mead over log values, initial step 0.2", "preset": training[0].preset,
+            "optimiser": describe(STEP), "preset": training[0].preset,
             "training": trained, "held_out": held, "residuals": residuals(trained)}
 
 
