@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from importlib import resources
 
 from ..config import COMMUNICATION, resolve
-from .fitting import fit_logs
+from .fitting import fit_logs, write_config
 from .validation import BUILTIN, CATEGORIES, Row, parse_tolerance, table, validate
 
 SCALES = COMMUNICATION
@@ -109,17 +107,14 @@ def fit(structural: dict[str, str], start: dict[str, float], max_evals: int = 25
     return scales, measure(scales, structural), evals
 
 
-def write_scales(scales: dict[str, float]) -> str:
-    """Writes the scales into the profile of the package being run, and returns its path: run
-    from the source tree (`PYTHONPATH=python`) to change the repository's profile, not an
-    installed copy's."""
-    path = resources.files("nicsim").joinpath("profiles", "ortiz2008.toml")
-    text = path.read_text()
-    for k, v in scales.items():
-        text = re.sub(rf"(?m)^{k} = [0-9.]+$", f"{k} = {v}", text, count=1)
-    with open(str(path), "w") as f:
-        f.write(text)
-    return str(path)
+def write_scales(scales: dict[str, float], path: str, evals: int) -> str:
+    """The scales as a configuration extending ortiz2008-base (fitting.write_config); the
+    profile itself changes only by hand, from such a file."""
+    write_config(path, "ortiz2008-base", {f"costs.scale.{k}": v for k, v in scales.items()},
+                 [f"Fitted by nicsim calibrate: the ortiz2008 profile's category scales, to {', '.join(r.id for r in ROWS)}",
+                  f"({evals} evaluations; docs/calibration.md). Copy them into profiles/ortiz2008.toml to change the profile."],
+                 arg="--write")
+    return path
 
 
 def record(name: str, scales: dict[str, float], results: list[dict], evals: int) -> dict:
@@ -128,7 +123,7 @@ def record(name: str, scales: dict[str, float], results: list[dict], evals: int)
             "rows": [{k: r[k] for k in ("id", "reference", "model", "error", "tolerance", "passed")} for r in results]}
 
 
-def main_calibrate(write: bool, candidates: bool = False) -> int:
+def main_calibrate(write: str | None, candidates: bool = False) -> int:
     if candidates:
         recs = []
         for name, structural in CANDIDATES.items():
@@ -140,7 +135,7 @@ def main_calibrate(write: bool, candidates: bool = False) -> int:
         return 0
     scales, res, evals = fit({}, current_scales())
     if write:
-        print(f"# scales written to {write_scales(scales)}")
+        print(f"# scales written to {write_scales(scales, write, evals)}")
     print(table(res))
     print(json.dumps(record("default", scales, res, evals), indent=1))
     return 0 if all(r["passed"] for r in res) else 1

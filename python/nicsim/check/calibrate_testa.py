@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from importlib import resources
 
 from ..config import resolve
 from ..benchmarks.netperf import profile, run_netperf, sar
 from ..units import format_freq
-from .fitting import fit_logs
+from .fitting import fit_logs, write_config
 
 PRESET = "zabaljauregui-A"
 SERVER = "node2"
@@ -115,17 +113,15 @@ def fit(start: dict[str, float], max_evals: int = 60) -> tuple[dict[str, float],
     return values, measure(values), evals
 
 
-def write(values: dict[str, float]) -> None:
-    """Writes the fitted values into the zabaljauregui preset and the profile's spin_lock."""
-    def rewrite(rel: str, pattern: str, repl: str) -> None:
-        path = resources.files("nicsim").joinpath(*rel.split("/"))
-        text, n = re.subn(pattern, repl, path.read_text(), count=1, flags=re.M)
-        assert n == 1, (rel, pattern)
-        with open(str(path), "w") as f:
-            f.write(text)
-    rewrite("presets/zabaljauregui.toml", r'^clock_hz = ".*"$', f'clock_hz = "{format_freq(int(values["cpu.clock_hz"]))}"')
-    rewrite("profiles/ortiz2008.toml", r"(\[stages\.spin_lock\][^\n]*\ncategory = \"os\"\ni_pkt = )[0-9.]+",
-            rf"\g<1>{values['costs.spin_lock.i_pkt']:g}")
+def write(values: dict[str, float], path: str, evals: int) -> str:
+    """The fitted values as a configuration extending test A's preset (fitting.write_config);
+    the zabaljauregui preset and the profile change only by hand, from such a file."""
+    write_config(path, PRESET, {"cpu.clock_hz": format_freq(int(values["cpu.clock_hz"])),
+                                "costs.spin_lock.i_pkt": values["costs.spin_lock.i_pkt"]},
+                 [f"Fitted by nicsim calibrate --family zabaljauregui to test A ({evals} evaluations; stacks.md §A.11).",
+                  "The clock is the zabaljauregui preset's, the count the ortiz2008 profile's spin_lock stage."],
+                 arg="--write")
+    return path
 
 
 def table(rs: list[dict]) -> str:
@@ -135,13 +131,13 @@ def table(rs: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(write_values: bool, check: bool) -> int:
+def main(write: str | None, check: bool) -> int:
     if check:
         values, m, evals = current(), measure(current()), 1
     else:
         values, m, evals = fit(current())
-        if write_values:
-            write(values)
+        if write:
+            print(f"# values written to {write(values, write, evals)}")
     rs = rows(m)
     print(table(rs))
     print(json.dumps({"family": "zabaljauregui", "values": values, "objective": round(objective(m), 4),

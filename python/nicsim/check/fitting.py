@@ -7,10 +7,13 @@ optimiser is named here and nowhere else: Nelder–Mead, which needs no gradient
 evaluation is a run of the model, with no derivative to give)."""
 from __future__ import annotations
 
-from typing import Callable
+from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 from scipy.optimize import minimize
+
+from ..errors import ConfigError
 
 
 def describe(step: float) -> str:
@@ -34,3 +37,30 @@ def fit_logs(objective: Callable[[dict[str, float]], float], start: dict[str, fl
     simplex = np.vstack([x0, x0 + step * np.eye(len(keys))])
     res = minimize(f, x0, method="Nelder-Mead", options={"xatol": xatol, "fatol": fatol, "maxfev": max_evals, "initial_simplex": simplex})
     return dict(zip(keys, np.exp(res.x))), evals
+
+
+def write_config(path: str, preset: str, values: dict[str, Any], notes: list[str], arg: str = "--out") -> None:
+    """A fit's result, written the one way fits write: a configuration extending `preset`
+    with the fitted values (dotted keys in their tables) and `notes` as comments above.
+    `nicsim validate --config FILE` applies it; no shipped preset or profile is edited."""
+    tables: dict[str, dict[str, Any]] = {}
+    for k, v in values.items():
+        table, _, leaf = k.rpartition(".")
+        tables.setdefault(table, {})[leaf] = v
+    lines = [*(f"# {n}" for n in notes), f'preset = "{preset}"', ""]
+    for table, kv in tables.items():
+        lines.append(f"[{table}]")
+        lines += [f"{leaf} = {_toml(v)}" for leaf, v in kv.items()]
+        lines.append("")
+    try:
+        Path(path).write_text("\n".join(lines))
+    except OSError as e:
+        raise ConfigError(f"{arg}: {path!r} cannot be written: {e.strerror}") from None
+
+
+def _toml(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    return '"' + str(v).replace('\\', '\\\\').replace('"', '\\"') + '"'

@@ -16,6 +16,7 @@ from typing import Any
 from .calibrate import objective, residuals
 from ..config import BY_KEY, flatten, load_file, resolve
 from ..errors import ConfigError
+from . import fitting
 from .fitting import describe, fit_logs
 from .validation import Measurer, Row, check_row
 
@@ -102,31 +103,11 @@ def structural_misses(result: dict[str, Any]) -> list[str]:
 
 def write_config(result: dict[str, Any], out: str, reference: str) -> None:
     """The fitted values as a configuration extending the rows' preset, with the fit's record."""
-    tables: dict[str, dict[str, Any]] = {}
-    for k, v in {**result.get("base", {}), **result["values"]}.items():
-        table, _, leaf = k.rpartition(".")
-        tables.setdefault(table, {})[leaf] = v
-    lines = [f"# Fitted by nicsim calibrate --reference {reference} --fit {','.join(result['keys'])}",
-             f"# to the training rows {', '.join(r['id'] for r in result['training'])}; objective {result['objective']:g}",
-             f"# ({result['optimiser']}, {result['evaluations']} evaluations).",
-             *[f"# {m}" for m in structural_misses(result)],
-             f'preset = "{result["preset"]}"', ""]
-    for table, kv in tables.items():
-        lines.append(f"[{table}]")
-        lines += [f"{leaf} = {_toml(v)}" for leaf, v in kv.items()]
-        lines.append("")
-    try:
-        Path(out).write_text("\n".join(lines))
-    except OSError as e:
-        raise ConfigError(f"--out: {out!r} cannot be written: {e.strerror}") from None
-
-
-def _toml(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    return '"' + str(v).replace('\\', '\\\\').replace('"', '\\"') + '"'
+    notes = [f"Fitted by nicsim calibrate --reference {reference} --fit {','.join(result['keys'])}",
+             f"to the training rows {', '.join(r['id'] for r in result['training'])}; objective {result['objective']:g}",
+             f"({result['optimiser']}, {result['evaluations']} evaluations).",
+             *structural_misses(result)]
+    fitting.write_config(out, result["preset"], {**result.get("base", {}), **result["values"]}, notes)
 
 
 def report(result: dict[str, Any]) -> str:
