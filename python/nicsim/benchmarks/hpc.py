@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import api, units
 from ..config import CATEGORIES, COMMUNICATION, Resolved, parse_set, physics, resolve
+from ..config.placements import base_of, gain
 from ..errors import ConfigError
 
-PLACEMENT_OVERRIDES = ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")
 
 
 def parse_msg_size(text: str) -> int:
@@ -60,13 +60,6 @@ def _sets(sets) -> dict[str, Any]:
     if sets is None:
         return {}
     return dict(sets) if isinstance(sets, dict) else parse_set(sets)
-
-
-def base_of(sets: dict[str, Any]) -> dict[str, Any]:
-    """The same hardware with the base placement on both nodes."""
-    out = {**sets, "placement.preset": "base", "placement.sender": "same"}
-    out.update({f"placement.{f}": "" for f in PLACEMENT_OVERRIDES})
-    return out
 
 
 def _proc_cycles(res: dict, key: str, cats=COMMUNICATION) -> float:
@@ -187,7 +180,7 @@ def gamma_sweep(config_source, sets, gammas, msg_sizes, duration="1 s") -> dict:
                 "gamma_realised": qb.get("gamma_realised", float("nan")),
                 "base_mbps": tb,
                 "placed_mbps": tp,
-                "delta_b": tp / tb - 1 if tb > 0 else float("nan"),
+                "delta_b": gain(tp, tb) if tb > 0 else float("nan"),
                 "base_laws": qb,
                 "placed_laws": qp,
                 "base_cpu0_util": base["hpcbench"]["processors"]["node1.cpu0"]["utilisation"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import parse_set, parse_value
+from ..config.placements import base_of, gain
 from ..config.params import BY_KEY
 from ..errors import ConfigError, SimulationError
 from .netperf import _at, replicate
@@ -94,14 +95,13 @@ def run_web(config_source=None, sets=None, replications: int = 1, vs_base: bool 
     s = web_sets(sets, **options)
     out = replicate(config_source, s, replications, "web", SUMMARISED)
     if vs_base:
-        # The same hardware with the base placement: role overrides of the placement go too.
-        plain = {k: v for k, v in s.items() if not k.startswith("placement.") or k == "placement.sender"}
-        base = replicate(config_source, {**plain, "placement.preset": "base"}, replications, "web", SUMMARISED)
+        # The clients keep their placement: they are the load, and only the server is compared.
+        base = replicate(config_source, {**base_of(s), "placement.sender": s["placement.sender"]}, replications, "web", SUMMARISED)
         out["vs_base"] = {}
         for path, higher in VS_BASE.items():
             b, v = figure(base, path), figure(out, path)
-            gain = None if not b or v is None else (v / b - 1) * 100 * (1 if higher else -1)
-            out["vs_base"][path] = {"base": b, "this": v, "improvement_percent": gain}
+            change = None if not b or v is None else gain(v, b) * 100 * (1 if higher else -1)
+            out["vs_base"][path] = {"base": b, "this": v, "improvement_percent": change}
     return out
 
 

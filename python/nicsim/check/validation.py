@@ -33,7 +33,8 @@ from .. import api
 from ..config import resolve
 from ..config.costs import RANKED
 from ..errors import ConfigError
-from ..benchmarks.hpc import base_of, run_hpcbench
+from ..benchmarks.hpc import run_hpcbench
+from ..config.placements import base_of
 
 COMMANDS = ("pingpong", "curve", "stream", "hpcbench", "profile", "netperf")
 METRICS = {

@@ -15,7 +15,7 @@ from . import physics
 from .. import units
 from ..errors import ConfigError
 from .params import BY_KEY, PARAMS, PROCESSORS, Param
-from .placements import PLACEMENTS
+from .placements import PLACEMENTS, ROLES
 # The files and the cost profile, imported here too: `nicsim.config` is where callers find them.
 from .costs import CATEGORIES, COMMUNICATION, COST_DEFAULTS, COST_FIELDS, _costs  # noqa: F401
 from .files import ORG_DIR, PRESET_DIR, PROFILE_DIR, is_file_ref, load_file, load_preset, load_profile, org_doc, preset_names  # noqa: F401
@@ -221,14 +221,14 @@ def _derive(v: dict) -> None:
 def placement_table(v: dict, preset: str, overrides: bool) -> dict[str, str]:
     t = dict(PLACEMENTS[preset])
     if overrides:
-        for f in ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode"):
+        for f in ROLES:
             if v[f"placement.{f}"]:
                 t[f] = v[f"placement.{f}"]
     t["irq_target"] = t["driver"]
     # The row's own output rule (CPU-NET's test E queues process-context sends to its CPU);
     # the core decides with tx.model and the organisation who runs output in the end.
     t.setdefault("tx_output", "thread")
-    t["name"] = preset if not any(v[f"placement.{f}"] for f in ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")) or not overrides else f"{preset}+custom"
+    t["name"] = preset if not any(v[f"placement.{f}"] for f in ROLES) or not overrides else f"{preset}+custom"
     return t
 
 

@@ -3,6 +3,8 @@ processor runs the driver, the protocol softirq, the communication thread and th
 how the NIC interrupt travels, and how received frames reach the host."""
 from __future__ import annotations
 
+from typing import Any
+
 PLACEMENTS: dict[str, dict[str, str]] = {
     # Everything on cpu0; the NIC interrupt crosses the I/O APIC (§5.4).
     "base": dict(driver="cpu0", protocol="cpu0", comm_thread="cpu0", app="cpu0", irq_path="ioapic", rx_mode="host_ring"),
@@ -36,3 +38,21 @@ NEEDS = {
     "cpu_net_d": dict(cpus=2, nic_cpu=False),
     "cpu_net_e": dict(cpus=2, nic_cpu=False),
 }
+
+# The roles a placement row decides, each overridable by `placement.ROLE`.
+ROLES = ("driver", "protocol", "comm_thread", "app", "irq_path", "rx_mode")
+
+
+def base_of(sets: dict[str, Any]) -> dict[str, Any]:
+    """What every comparison with base compares against (δb, the γ sweep, `--vs-base`, a
+    reference row on base): the same configuration, hardware and all, with the base placement
+    on every node and no role overridden."""
+    out = {**sets, "placement.preset": "base", "placement.sender": "same"}
+    out.update({f"placement.{r}": "" for r in ROLES})
+    return out
+
+
+def gain(placed: float, base: float) -> float:
+    """How much a placed run's figure exceeds the base run's, as a fraction: δb for
+    throughput (laws.md §4.4)."""
+    return placed / base - 1

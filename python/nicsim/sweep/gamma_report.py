@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..config.placements import gain
 from ..io.plot import colour, plt
 from .figures import RECEIVER, _bars, _finish, _grouped_curves
 
@@ -50,7 +51,7 @@ def gamma_table(rows: list[dict]) -> list[dict]:
         b = base.get((r["others"], r["gamma"]))
         if b is None or b["mbps"] <= 0:
             continue
-        out.append({**r, "delta_b": r["mbps"] / b["mbps"] - 1.0})
+        out.append({**r, "delta_b": gain(r["mbps"], b["mbps"])})
     return out
 
 
