@@ -82,7 +82,7 @@ def _dispatch(argv: list[str]) -> int:
 
         return main_sweep(argv)
     if argv[:1] == ["probe"]:
-        from ..host.probe import main_probe
+        from .probe import main_probe
 
         return main_probe(argv[1:])
     ap = build_parser()
