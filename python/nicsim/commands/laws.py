@@ -18,6 +18,7 @@ import numpy as np
 from ..analytic import laws
 from ..paths import out_plot
 from ..analytic.fit import DEFAULT_BOUNDS, FitError, fit_modified, fit_modified_split
+from .options import Parser, UsageError
 
 MAX_ROWS = 1_000_000
 PROG = "nicsim laws"
@@ -30,18 +31,6 @@ CONVENTIONS = {
     "deviations": "multiplicative: a(1+delta_a), o(1+delta_o), host work W(1+tau)",
     "cp_term": "corrected 1/(p*alpha*beta*(1+delta_o)); the thesis prints an extra factor o",
 }
-
-
-class _UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of printing usage and exiting, so that
-    main_laws can report one line and return 2."""
-
-    def error(self, message):
-        raise _UsageError(message)
 
 
 def _parse_values(text: str, name: str, low=None, high=None, low_open=False) -> list[float]:
@@ -139,16 +128,16 @@ def _resolve(ns) -> tuple[list, list]:
                                      ("--speed-fraction", ns.speed_fraction is not None),
                                      ("--y", ns.y is not None)) if given]
     if len(alpha_ways) != 1:
-        raise _UsageError("give exactly one of --alpha, --speed-fraction or --y (with --x); got "
+        raise UsageError("give exactly one of --alpha, --speed-fraction or --y (with --x); got "
                           + (", ".join(alpha_ways) or "none"))
     sigma_abs = [ns.o is not None, ns.link_bps is not None]
     if ns.sigma is not None and any(sigma_abs):
-        raise _UsageError("give either --sigma or --o with --x and --link-bps, not both")
+        raise UsageError("give either --sigma or --o with --x and --link-bps, not both")
     if ns.sigma is None and not (all(sigma_abs) and ns.x is not None):
-        raise _UsageError("--sigma is required (or --o, --x and --link-bps, from which "
+        raise UsageError("--sigma is required (or --o, --x and --link-bps, from which "
                           "sigma = 1/(o*x*link-bps) follows)")
     if ns.y is not None and ns.x is None:
-        raise _UsageError("--y needs --x (alpha = y/x)")
+        raise UsageError("--y needs --x (alpha = y/x)")
     if ns.alpha is not None:
         alphas = _as_list(ns.alpha)
     elif ns.speed_fraction is not None:
@@ -195,15 +184,15 @@ def _jsonable(x):
 def _evaluate(ns) -> int:
     alphas, sigmas = _resolve(ns)
     if ns.gamma is None:
-        raise _UsageError("--gamma is required: a value, a list a,b,c or a range start:stop:step")
+        raise UsageError("--gamma is required: a value, a list a,b,c or a range start:stop:step")
     if ns.beta is None:
-        raise _UsageError("--beta is required (>= 0)")
+        raise UsageError("--beta is required (>= 0)")
     ps = ns.p if ns.p is not None else [1.0]
     devs = (ns.delta_a, ns.delta_o, ns.tau)
     modified = any(v != 0.0 for d in devs for v in d)
     combos = list(itertools.product(ps, alphas, ns.beta, sigmas, *devs))
     if len(combos) * len(ns.gamma) > MAX_ROWS:
-        raise _UsageError(f"the arguments give {len(combos) * len(ns.gamma)} rows; "
+        raise UsageError(f"the arguments give {len(combos) * len(ns.gamma)} rows; "
                           f"at most {MAX_ROWS} are allowed")
     gammas = np.asarray(ns.gamma, dtype=float)
     families, rows = [], []
@@ -267,7 +256,7 @@ def _fit(ns) -> int:
     alphas, sigmas = _resolve(ns)
     missing = [n for n, v in (("--p", ns.p), ("--beta", ns.beta)) if v is None]
     if missing:
-        raise _UsageError(f"{', '.join(missing)} required for the fit")
+        raise UsageError(f"{', '.join(missing)} required for the fit")
     alpha, sigma = alphas[0], sigmas[0]
     kwargs = {"bounds": ns.bounds, "relative": ns.relative}
     if ns.split is not None:
@@ -305,8 +294,8 @@ def _fit(ns) -> int:
     return 0
 
 
-def _eval_parser() -> _Parser:
-    ap = _Parser(prog=PROG, description="Evaluate LAWS (or the modified LAWS) over a grid; "
+def _eval_parser() -> Parser:
+    ap = Parser(prog=PROG, description="Evaluate LAWS (or the modified LAWS) over a grid; "
                  "any value may be a list a,b,c or an inclusive range start:stop:step.")
     _add_model_args(ap, _values)
     ap.add_argument("--gamma", type=_values("gamma", 0.0), help="application ratio a/o (>= 0)")
@@ -316,8 +305,8 @@ def _eval_parser() -> _Parser:
     return ap
 
 
-def _fit_parser() -> _Parser:
-    ap = _Parser(prog=f"{PROG} fit", description="Fit delta_a, delta_o and tau of the modified "
+def _fit_parser() -> Parser:
+    ap = Parser(prog=f"{PROG} fit", description="Fit delta_a, delta_o and tau of the modified "
                  "LAWS to (gamma, delta_b) points in a CSV or Parquet file. Required: POINTS, --p, "
                  "--beta, --sigma (or --o, --x and --link-bps), and one of --alpha, --speed-fraction "
                  "or --y with --x.")
@@ -341,11 +330,11 @@ def main_laws(argv: list[str]) -> int:
         if is_fit:
             ns = _fit_parser().parse_args(argv[1:])
             if ns.split is not None and ns.gamma_range is not None:
-                raise _UsageError("--split and --gamma-range cannot be combined")
+                raise UsageError("--split and --gamma-range cannot be combined")
             return _fit(ns)
         return _evaluate(_eval_parser().parse_args(argv))
-    except _UsageError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+    except UsageError as exc:
+        print(f"{prog}: error: {exc.message}", file=sys.stderr)
     except FitError as exc:
         print(f"{prog}: error: POINTS: {exc}", file=sys.stderr)
     except ValueError as exc:  # a domain check inside the models

@@ -9,10 +9,22 @@ from ..errors import ConfigError
 from ..paths import out_file, out_plot
 
 
+class UsageError(ConfigError):
+    """A command line that does not parse: what is wrong (`message`), said as one line that
+    names the command it was given to."""
+
+    def __init__(self, message: str, prog: str = "nicsim"):
+        self.message = message
+        where = prog.removeprefix("nicsim").strip()
+        super().__init__(f"{where}: {message}" if where else f"{message} (see nicsim --help)")
+
+
 class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2, no usage dump
-        where = self.prog.removeprefix("nicsim").strip()
-        raise ConfigError(f"{where}: {message}" if where else f"{message} (see nicsim --help)")
+    """The parser of every command, those that parse their own arguments included: a mistake
+    is a UsageError (one line, exit 2), never a usage dump."""
+
+    def error(self, message):
+        raise UsageError(message, self.prog)
 
 
 def bounded(option: str, lo: float, hi: float, lo_open: bool = False):

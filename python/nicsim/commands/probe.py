@@ -8,16 +8,12 @@ from ..errors import ConfigError
 from ..host.probe import PRESETS, probe, write_rows
 from ..host.probe import __doc__ as probe_doc
 from ..paths import out_file
+from .options import Parser
 
 
 def main_probe(argv: list[str]) -> int:
-    import argparse
 
     from ..units import parse_size
-
-    class Parser(argparse.ArgumentParser):
-        def error(self, message):
-            raise ConfigError(f"probe: {message}")
 
     p = Parser(prog="nicsim probe", description=probe_doc.split("\n\n")[0])
     p.add_argument("--out", type=out_file(".csv", example="mine"), help="reference file to write (CSV, the columns of nicsim validate --reference) from netperf or iperf3 runs")

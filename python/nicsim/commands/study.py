@@ -10,17 +10,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..errors import ConfigError
 from ..paths import out_plot
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise ConfigError(f"study laws: {message}")
+from .options import Parser
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="nicsim study laws", description="LAWS against the simulator for one placement.")
+    p = Parser(prog="nicsim study laws", description="LAWS against the simulator for one placement.")
     p.add_argument("config", help="preset or TOML file naming the placement (e.g. ortiz2008-offload)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--msg-size", default="2 Mbit", help="message size (default 2 Mbit = 262,144 B)")

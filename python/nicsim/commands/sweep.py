@@ -8,16 +8,12 @@ import sys
 from .confirm import CONFIRM_RUNS, confirm_runs
 from ..errors import ConfigError, Terminated
 from ..paths import in_store, out_dir, out_store
+from .options import Parser, UsageError
 
 EPILOG = """VALUES: a list 100MHz,200MHz (';' separates values that hold commas), a linear range
 START:STOP:STEP (0:3.5:0.25, stop included), or a log range log:START:STOP:N (log:1KiB:1MiB:11).
 `placement` takes preset or placement names; with --benchmark hpcbench, `gamma` is a grid key.
 See docs/sweeps.md."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, no usage dump
-        raise ConfigError(message)
 
 
 def _workers(text: str) -> int:
@@ -31,7 +27,7 @@ def _workers(text: str) -> int:
 
 
 def sweep_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="nicsim sweep", description="Run a grid of configurations into a result store.",
+    ap = Parser(prog="nicsim sweep", description="Run a grid of configurations into a result store.",
                  epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("config", help="preset name or TOML file the grid varies")
     ap.add_argument("--grid", action="append", default=[], metavar="KEY=VALUES", help="a swept key (repeatable: cartesian product)")
@@ -66,7 +62,7 @@ def _grid_size(grid: dict[str, str], zip_: bool, benchmark: str | None) -> int:
 
 
 def report_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="nicsim report", description="HTML report, PNG and SVG figures, CSV and Parquet tables of a sweep store.")
+    ap = Parser(prog="nicsim report", description="HTML report, PNG and SVG figures, CSV and Parquet tables of a sweep store.")
     ap.add_argument("store", type=in_store(), help="result store written by nicsim sweep")
     ap.add_argument("--out", required=True, metavar="DIR", type=out_dir(), help="directory for report.html, figures and tables")
     return ap
@@ -79,6 +75,9 @@ def main_sweep(argv: list[str]) -> int:
         if cmd == "report":
             return _report(report_parser().parse_args(argv[1:]))
         return _sweep(sweep_parser().parse_args(argv[1:]))
+    except UsageError as e:
+        print(f"nicsim {cmd}: {e.message}", file=sys.stderr)
+        return 2
     except ConfigError as e:
         print(f"nicsim {cmd}: {e}", file=sys.stderr)
         return 2
