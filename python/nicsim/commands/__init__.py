@@ -8,8 +8,8 @@ import os
 import sys
 
 from ..errors import ConfigError, SimulationError, Terminated, terminate_on_sigterm
-from . import bench, bulkecho, calibrate, demo, gamma_sweep, handoff, hpcbench, netperf, netpipe, params, presets, run, validate, web
-from .options import Parser, dumps
+from . import bench, bulkecho, calibrate, demo, gamma_sweep, handoff, hpcbench, netperf, netpipe, params, presets, probe, run, sweep, validate, web
+from .options import Parser, dumps, whole_line
 
 
 def _version() -> str:
@@ -22,16 +22,20 @@ def build_parser() -> argparse.ArgumentParser:
     ap = Parser(prog="nicsim", description="Simulate where a server's network protocol processing should run.")
     ap.add_argument("--version", action="version", version=f"nicsim {_version()}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=Parser)
+    # Each command's module adds its arguments and what runs it (`run`), in the order --help lists them.
     for command in (demo, netpipe, netperf, web, handoff, bulkecho, run, hpcbench, gamma_sweep, presets, params, bench):
         command.add(sub)
-    # Commands with parsers of their own, listed here for --help (dispatched before argparse).
-    sub.add_parser("laws", help="evaluate LAWS and the modified LAWS; 'laws fit' fits δa, δo, τ (see nicsim laws --help)")
+    # laws and study are listed here rather than by their modules, which import the numerics
+    # (numpy, pandas, scipy) that --help and every other command should not wait for.
+    whole_line(sub, "laws", _laws, help="evaluate LAWS and the modified LAWS; 'laws fit' fits δa, δo, τ (see nicsim laws --help)")
     st = sub.add_parser("study", help="'study laws CONFIG': simulated δb(γ) against LAWS, with a fit and bound violations (see nicsim study laws --help)",
                         description="Studies. laws: simulated δb(γ) of a placement against LAWS and the modified LAWS, with a fit and bound violations; see 'nicsim study laws --help'.")
     st.add_argument("study", choices=("laws",), help="the study to run: laws")
-    sub.add_parser("sweep", help="design-space sweep into a result store (see nicsim sweep --help)")
-    sub.add_parser("report", help="HTML, PNG and SVG report of a result store")
-    sub.add_parser("probe", help="measure this host with netperf or iperf3 over loopback (and veth as root) into a reference file (see nicsim probe --help)")
+    # The rest of the line is study laws' own; a missing study is the only thing said missing.
+    st.add_argument("argv", nargs=argparse.REMAINDER, help=argparse.SUPPRESS).required = False
+    st.set_defaults(run=lambda args: _study(args.argv), own_line=True)
+    sweep.add(sub)
+    probe.add(sub)
     validate.add(sub)
     calibrate.add(sub)
     return ap
@@ -68,53 +72,37 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _dispatch(argv: list[str]) -> int:
-    # Commands owned by other modules parse their own arguments.
-    if argv[:1] == ["laws"]:
-        from .laws import main_laws
-
-        return main_laws(argv[1:])
-    if argv[:2] == ["study", "laws"]:
-        from .study import main_study
-
-        return main_study(argv[2:])
-    if argv[:1] in (["sweep"], ["report"]):
-        from .sweep import main_sweep
-
-        return main_sweep(argv)
-    if argv[:1] == ["probe"]:
-        from .probe import main_probe
-
-        return main_probe(argv[1:])
+    """The one dispatch: every command is a subcommand of one parser, and runs what it set."""
     ap = build_parser()
     args = ap.parse_args(argv)
+    if not getattr(args, "own_line", False):
+        _before_running(args, ap)
+    return args.run(args)
+
+
+def _before_running(args: argparse.Namespace, ap: argparse.ArgumentParser) -> None:
+    """What a command line is checked for before anything runs (an option given twice, how
+    many runs it starts), the recordings it asks for, and feedback on a long run."""
     from .. import progress, stopping
     from ..config import parse_set
-    from .confirm import replications
     from ..io.record import arm
+    from .confirm import replications
     from .twice import check_given_twice
 
     command = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction)).choices[args.cmd]
     check_given_twice(args.cmd, args, parse_set(getattr(args, "set", [])), command)
     replications(args)
-
     arm(args)
     progress.enabled = stopping.enabled = True
-    return COMMANDS[args.cmd](args)
 
 
-COMMANDS = {
-    "demo": demo.cmd_demo,
-    "netpipe": netpipe.cmd_netpipe,
-    "netperf": netperf.cmd_netperf,
-    "web": web.cmd_web,
-    "handoff": handoff.cmd_handoff,
-    "bulkecho": bulkecho.cmd_bulkecho,
-    "run": run.cmd_run,
-    "hpcbench": hpcbench.cmd_hpcbench,
-    "gamma-sweep": gamma_sweep.cmd_gamma_sweep,
-    "presets": presets.cmd_presets,
-    "params": params.cmd_params,
-    "bench": bench.cmd_bench,
-    "calibrate": calibrate.cmd_calibrate,
-    "validate": validate.cmd_validate,
-}
+def _laws(argv: list[str]) -> int:
+    from .laws import main_laws
+
+    return main_laws(argv)
+
+
+def _study(argv: list[str]) -> int:
+    from .study import main_study
+
+    return main_study(argv)

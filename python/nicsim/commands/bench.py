@@ -9,6 +9,7 @@ def add(sub) -> None:
     b.add_argument("--json", action="store_true", help="print one JSON document")
     b.add_argument("--suite", action="store_true", help="the engine beside a bare-heap loop, then whole-model scenarios (base 1 MiB stream, modern-10g, modern-10g-jumbo, modern-100g TCP_STREAM): events/s, events per KiB, simulated-to-wall ratio")
     b.add_argument("--duration", type=bounded("--duration", 0, 100, lo_open=True), default=1.0, help="simulated seconds, above 0 and at most 100 (default 1)")
+    b.set_defaults(run=cmd_bench)
 
 
 def cmd_bench(args) -> int:

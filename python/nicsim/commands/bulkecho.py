@@ -22,6 +22,7 @@ def add(sub) -> None:
     yes_option(be)
     be.add_argument("--json", action="store_true", help="print one JSON document")
     record_options(be)
+    be.set_defaults(run=cmd_bulkecho)
 
 
 def cmd_bulkecho(args) -> int:

@@ -22,6 +22,7 @@ def add(sub) -> None:
     c.add_argument("--out", metavar="CONFIG.toml", type=out_file(".toml", example="fitted"), help="with --reference: write the fitted values as a configuration extending the rows' preset")
     c.add_argument("--config", metavar="FILE", help="with --reference: a configuration (your host's overrides) applied to every row before the fit, and kept in --out")
     c.add_argument("--json", action="store_true", help="with --reference: print one JSON document")
+    c.set_defaults(run=cmd_calibrate)
 
 
 def cmd_calibrate(args) -> int:

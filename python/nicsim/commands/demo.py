@@ -13,6 +13,7 @@ def add(sub) -> None:
     d.add_argument("--out", default="nicsim-demo", type=out_dir(), help="directory for the plot and JSON (default nicsim-demo)")
     d.add_argument("--quick", action="store_true", help="shorter points (0.2 s simulated each)")
     d.add_argument("--tables", action="store_true", help="also print both curves' point-by-point tables (they are in the JSON either way)")
+    d.set_defaults(run=cmd_demo)
 
 
 def cmd_demo(args) -> int:

@@ -14,6 +14,7 @@ def add(sub) -> None:
     g.add_argument("--msg-size", action="append", help="message size (repeatable; default 2 Mbit and 8 Kbit)")
     g.add_argument("--duration", default="2 s", help="measured window per run (default 2 s, the thesis's)")
     g.add_argument("--plot", type=out_plot(), help="write δb(γ) plot to this file")
+    g.set_defaults(run=cmd_gamma_sweep)
 
 
 def cmd_gamma_sweep(args) -> int:

@@ -14,6 +14,7 @@ def add(sub) -> None:
     ho.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
     yes_option(ho)
     record_options(ho)
+    ho.set_defaults(run=cmd_handoff)
 
 
 def cmd_handoff(args) -> int:

@@ -11,6 +11,7 @@ def add(sub) -> None:
     h.add_argument("--app-work-per-byte", type=bounded("--app-work-per-byte", 0, 1e6), help="load-thread cycles per received byte (a), 0 to 10^6")
     h.add_argument("--msg-size", help="message size, e.g. '256 KiB'")
     h.add_argument("--duration", help="measured window, e.g. '2 s'")
+    h.set_defaults(run=cmd_hpcbench)
 
 
 def cmd_hpcbench(args) -> int:

@@ -17,6 +17,7 @@ def add(sub) -> None:
     nf.add_argument("--seed", type=int, help="run.seed (connection start offsets)")
     nf.add_argument("--replications", type=int, default=1, help="runs on consecutive seeds, summarised with a 95%% confidence interval")
     yes_option(nf)
+    nf.set_defaults(run=cmd_netperf)
 
 
 def cmd_netperf(args) -> int:

@@ -15,6 +15,7 @@ def add(sub) -> None:
     n.add_argument("--mode", choices=("stream", "pingpong"), help="stream (bandwidth, the default) or pingpong (latency)")
     n.add_argument("--max-size", help="largest message, e.g. '64 KiB'")
     n.add_argument("--plot", type=out_plot(), help="write the throughput and latency plot to this file")
+    n.set_defaults(run=cmd_netpipe)
 
 
 def cmd_netpipe(args) -> int:

@@ -73,3 +73,12 @@ def dumps(obj) -> str:
 
 def set_items(args) -> list[str]:
     return list(args.set)
+
+
+def whole_line(sub, name: str, main, **kw) -> argparse.ArgumentParser:
+    """A command that parses its own line (`main(argv)`, argv after the command's name): it is
+    listed in --help and handed the rest of the line as it was given."""
+    p = sub.add_parser(name, add_help=False, prefix_chars="\0", **kw)
+    p.add_argument("argv", nargs=argparse.REMAINDER)
+    p.set_defaults(run=lambda args: main(args.argv), own_line=True)
+    return p

@@ -6,6 +6,7 @@ from __future__ import annotations
 def add(sub) -> None:
     pp = sub.add_parser("params", help="list every parameter with unit, default and source")
     pp.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/configuration.md)")
+    pp.set_defaults(run=cmd_params)
 
 
 def cmd_params(args) -> int:

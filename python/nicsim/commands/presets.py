@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def add(sub) -> None:
-    sub.add_parser("presets", help="list the presets")
+    sub.add_parser("presets", help="list the presets").set_defaults(run=cmd_presets)
 
 
 def cmd_presets(args) -> int:

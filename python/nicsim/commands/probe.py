@@ -8,7 +8,11 @@ from ..errors import ConfigError
 from ..host.probe import PRESETS, probe, write_rows
 from ..host.probe import __doc__ as probe_doc
 from ..paths import out_file
-from .options import Parser
+from .options import Parser, whole_line
+
+
+def add(sub) -> None:
+    whole_line(sub, "probe", main_probe, help="measure this host with netperf or iperf3 over loopback (and veth as root) into a reference file (see nicsim probe --help)")
 
 
 def main_probe(argv: list[str]) -> int:

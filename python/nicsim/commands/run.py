@@ -9,6 +9,7 @@ from .options import config_options, dumps, set_items
 def add(sub) -> None:
     r = sub.add_parser("run", help="run the workload a configuration file names")
     config_options(r)
+    r.set_defaults(run=cmd_run)
 
 
 def cmd_run(args) -> int:

@@ -8,7 +8,7 @@ import sys
 from .confirm import CONFIRM_RUNS, confirm_runs
 from ..errors import ConfigError, Terminated
 from ..paths import in_store, out_dir, out_store
-from .options import Parser, UsageError
+from .options import Parser, UsageError, whole_line
 
 EPILOG = """VALUES: a list 100MHz,200MHz (';' separates values that hold commas), a linear range
 START:STOP:STEP (0:3.5:0.25, stop included), or a log range log:START:STOP:N (log:1KiB:1MiB:11).
@@ -66,6 +66,11 @@ def report_parser() -> argparse.ArgumentParser:
     ap.add_argument("store", type=in_store(), help="result store written by nicsim sweep")
     ap.add_argument("--out", required=True, metavar="DIR", type=out_dir(), help="directory for report.html, figures and tables")
     return ap
+
+
+def add(sub) -> None:
+    whole_line(sub, "sweep", lambda argv: main_sweep(["sweep", *argv]), help="design-space sweep into a result store (see nicsim sweep --help)")
+    whole_line(sub, "report", lambda argv: main_sweep(["report", *argv]), help="HTML, PNG and SVG report of a result store")
 
 
 def main_sweep(argv: list[str]) -> int:

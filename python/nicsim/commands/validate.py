@@ -15,6 +15,7 @@ def add(sub) -> None:
     v.add_argument("--only", help="with --suite: comma-separated experiment ids (E5) or row-id prefixes (E4.x1)")
     v.add_argument("--report", metavar="DIR", type=out_dir(), help="with --suite: write index.html and PNG plots of the model's curves into DIR")
     v.add_argument("--config", metavar="FILE", help="a configuration (e.g. from calibrate --out) whose overrides apply to every row")
+    v.set_defaults(run=cmd_validate)
 
 
 def cmd_validate(args) -> int:

@@ -26,6 +26,7 @@ def add(sub) -> None:
     yes_option(wb)
     wb.add_argument("--vs-base", action="store_true", help="also run the base placement on the same hardware and report the improvement")
     wb.add_argument("--plot", metavar="FILE", type=out_plot(), help="with a list of --users: write requests/s and response time against users to this image file")
+    wb.set_defaults(run=cmd_web)
 
 
 def cmd_web(args) -> int:
