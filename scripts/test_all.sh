@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test, Rust and Python, on a fresh machine of this project's kind.
+# Every test, Rust and Python, on a fresh machine of this project's kind, after the formatter
+# and both linters (cargo fmt, clippy, ruff).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,5 +13,8 @@ fi
 # The package, built in release mode (whole-curve tests run against it).
 python3 -m pip install -q ".[test]"
 
+cargo fmt --check
+cargo clippy --release --all-targets -- -D warnings
+python3 -m ruff check python/nicsim
 cargo test -p nicsim --release
 python3 -m pytest -q -p no:cacheprovider tests

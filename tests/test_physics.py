@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nicsim import _core, api, hpc, physics
-from nicsim.cli import _hardware_latencies_us
+from nicsim.benchmarks.netpipe import _hardware_latencies_us
 from nicsim.config import resolve
 
 PKG = Path(__file__).resolve().parents[1] / "python" / "nicsim"

@@ -10,10 +10,10 @@ import numpy as np
 from . import _core, stopping
 from .config import Resolved, resolve
 from .errors import ConfigError, SimulationError
-from .physics import derived, hardware_latencies  # noqa: F401  the core's physics (docs/output.md)
+from .config.physics import derived, hardware_latencies  # noqa: F401  the core's physics (docs/output.md)
 from .progress import watching, window_end_ps
-from .record import deliver
-from .tables import frames  # noqa: F401  result documents as pandas tables (docs/output.md)
+from .io.record import deliver
+from .io.tables import frames  # noqa: F401  result documents as pandas tables (docs/output.md)
 
 VERSION = _core.__version__
 # What a configuration may be given as: a preset name, a TOML path, a dict (nested or dotted

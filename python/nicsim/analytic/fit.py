@@ -141,9 +141,9 @@ class ModifiedFit:
             "gamma_range": list(self.gamma_range) if self.gamma_range else None,
             "warnings": list(self.warnings),
             "points": [
-                {"gamma": g, "delta_b": d, "fitted": f, "residual": f - d, "laws": l,
-                 "above_laws": d - l}
-                for g, d, f, l in zip(self.gamma, self.delta_b, self.fitted, self.laws)
+                {"gamma": g, "delta_b": d, "fitted": f, "residual": f - d, "laws": law,
+                 "above_laws": d - law}
+                for g, d, f, law in zip(self.gamma, self.delta_b, self.fitted, self.laws)
             ],
         })
 

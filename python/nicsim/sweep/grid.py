@@ -34,8 +34,8 @@ from typing import Any, Iterable, Mapping
 from .. import units
 from ..config import Resolved, flatten, load_preset, preset_names, resolve
 from ..errors import ConfigError
-from ..params import BY_KEY
-from ..placements import NEEDS, PLACEMENTS
+from ..config.params import BY_KEY
+from ..config.placements import NEEDS, PLACEMENTS
 
 BENCHMARKS = ("netpipe", "hpcbench", "web", "netperf", "packet_gen")
 # Benchmarks the core runs whole from a resolved configuration (Hpcbench is driven from Python).
@@ -208,7 +208,7 @@ def normalise_source(config: Any) -> Any:
     s = str(config)
     path = Path(s)
     if s.endswith(".toml") or path.exists():
-        from ..tomlfile import read_toml
+        from ..config.tomlfile import read_toml
 
         doc = read_toml(path)
         doc.pop("description", None)

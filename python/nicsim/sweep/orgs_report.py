@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..plot import plt
+from ..io.plot import plt
 
 TSDU = "workload.netperf.msg_bytes"
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..netperf import ranked_locks
-from ..plot import plt
+from ..benchmarks.netperf import ranked_locks
+from ..io.plot import plt
 
 CPUS = "cpu.count"
 
@@ -36,7 +36,8 @@ def smp_table(df: pd.DataFrame, params: dict, results: dict) -> pd.DataFrame:
     if t.empty:
         return t
     others = [k for k in t.columns if "." in k and not k.startswith("lock.") and k != CPUS]
-    key = lambda r: tuple(str(r[k]) for k in others)
+    def key(r):
+        return tuple(str(r[k]) for k in others)
     one = {key(r): r.rate for _, r in t[t.cpus == 1].iterrows()}
     t["speedup"] = [r.rate / one[key(r)] if one.get(key(r)) else float("nan") for _, r in t.iterrows()]
     return t.sort_values([*others, "cpus"], key=lambda c: c.astype(str) if c.name != "cpus" else c).reset_index(drop=True)

@@ -80,7 +80,7 @@ def run_point(task: dict[str, Any]) -> dict[str, Any]:
 
             out = run(task["resolved"])
         else:
-            from ..hpc import run_hpcbench
+            from ..benchmarks.hpc import run_hpcbench
 
             out = run_hpcbench(task["source"], dict(task["sets"]), **task["bench_args"])
         return {
