@@ -34,6 +34,8 @@ pub struct Engine<E> {
     seq: u64,
     now: Time,
     executed: u64,
+    /// The most events pending at once (after a push).
+    pending_max: usize,
 }
 
 impl<E> Default for Engine<E> {
@@ -49,6 +51,7 @@ impl<E> Engine<E> {
             seq: 0,
             now: Time::ZERO,
             executed: 0,
+            pending_max: 0,
         }
     }
 
@@ -61,6 +64,16 @@ impl<E> Engine<E> {
         self.executed
     }
 
+    /// The most events that were pending at once: the queue's high-water mark.
+    pub fn pending_max(&self) -> usize {
+        self.pending_max
+    }
+
+    /// Events pending now.
+    pub fn pending(&self) -> usize {
+        self.heap.len()
+    }
+
     /// Schedules `ev` at `at`; scheduling in the past is a causality bug.
     pub fn at(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
@@ -69,6 +82,7 @@ impl<E> Engine<E> {
             key: ((at.0 as u128) << 64) | self.seq as u128,
             ev,
         });
+        self.pending_max = self.pending_max.max(self.heap.len());
     }
 
     pub fn after(&mut self, d: Duration, ev: E) {

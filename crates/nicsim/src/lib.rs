@@ -125,6 +125,7 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
         "events": w.eng.executed(),
         "events_by_kind": by_kind,
         "events_per_kib": per_kib(w.eng.executed(), moved_bytes),
+        "pending_max": w.eng.pending_max(),
         "simulated_s": simulated_s,
         "sockets": sockets,
         // The two timing fields measure this machine, not the model: the only ones that differ
