@@ -45,6 +45,7 @@ PARAMS: list[Param] = [
     P("run.trace_max_slices", "int", 200000, "most slices kept per processor (and frames and DMA transfers per node) in the trace window; the rest are counted as left out", "[N] keeps a trace file under about 100 MB", min=1, max=100000000),
     P("run.series_ps", "time", "0 s", "interval of the run's time series (result's series: each node's throughput in and each processor's utilisation per interval; receive-ring and qdisc frames, runnable threads and unread socket bytes at each interval's end), whole run; 0: off", "[N]", min=0, max=1e15),
     P("run.series_max_rows", "int", 100000, "most intervals the series keeps (the rest are counted as left out)", "[N]", min=1, max=100000000),
+    P("run.event_queue", "choice", "radix", "the structure that holds the engine's pending events: radix (a radix heap over the (time, insertion sequence) keys) or binary_heap (the standard library's binary heap, the engine's queue before issue 46); keys are unique, so both execute events in exactly the same order and every result is identical; binary_heap is there for checking", "[N] issue 46 item 2; docs/benchmarks.md \"The engine's queue at the runs' pending sizes\"; tests/test_event_queue.py", choices=("radix", "binary_heap")),
     # processors
     P("cpu.clock_hz", "freq", "400 MHz", "host CPU clock", "[S] thesis Table 4.5", min=1e+06, max=1e+12),
     P("cpu.cpi", "float", 1.0, "cycles per instruction, memory stalls excluded", "[S] §4.1 Simics stall mode", min=0.01, max=1000),

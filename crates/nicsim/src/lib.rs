@@ -159,3 +159,21 @@ pub fn bench(duration_s: f64, seed: u64) -> workload::queueing::BenchResult {
 pub fn bench_bare_heap(duration_s: f64, seed: u64) -> u64 {
     workload::queueing::bare_heap_loop(units::Duration::from_secs_f64(duration_s), seed)
 }
+
+/// The hold model on the engine's queue `queue` (`"radix"` or `"binary_heap"`): `pending`
+/// events, `steps` pop-and-push steps; returns (sum of popped times in ps, wall seconds).
+pub fn bench_hold(
+    pending: usize,
+    steps: u64,
+    seed: u64,
+    queue: &str,
+) -> Result<(u128, f64), Error> {
+    let q: config::EventQueue = serde_json::from_value(json!(queue))
+        .map_err(|e| Error::Config(format!("event queue {queue:?}: {e}")))?;
+    Ok(workload::hold::engine(pending, steps, seed, q))
+}
+
+/// The same hold steps on a bare binary heap of (time, seq, kind) tuples.
+pub fn bench_hold_bare(pending: usize, steps: u64, seed: u64) -> (u128, f64) {
+    workload::hold::bare_heap(pending, steps, seed)
+}

@@ -79,6 +79,20 @@ pub struct Run {
     /// The run over time in intervals of this (0: off), at most `series_max_rows` of them.
     pub series_ps: Duration,
     pub series_max_rows: u64,
+    /// The engine's pending-event queue (`run.event_queue`); both pop in the same order.
+    #[serde(default)]
+    pub event_queue: EventQueue,
+}
+
+/// Which structure holds the engine's pending events (`run.event_queue`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventQueue {
+    /// A radix heap over the (time, sequence) keys (`engine/radix.rs`).
+    #[default]
+    Radix,
+    /// The standard library's binary heap, the engine's queue before issue 46.
+    BinaryHeap,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -1,8 +1,14 @@
-//! The event engine: one binary heap keyed by (time, insertion sequence), one `pop`.
+//! The event engine: pending events keyed by (time, insertion sequence), one `pop`.
 //! Simultaneous events run in the order they were scheduled, so runs are deterministic.
 //! The engine knows nothing of the models; `system.rs` dispatches what it pops.
+//! Two queues hold the events (`run.event_queue`): a radix heap (`radix.rs`, the default) and
+//! the standard library's binary heap; keys are unique, so both pop in exactly the same order.
 
+mod radix;
+
+use crate::config::EventQueue;
 use crate::units::{Duration, Time};
+use radix::RadixQueue;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -29,8 +35,13 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+enum Queue<E> {
+    Radix(RadixQueue<E>),
+    Heap(BinaryHeap<Entry<E>>),
+}
+
 pub struct Engine<E> {
-    heap: BinaryHeap<Entry<E>>,
+    queue: Queue<E>,
     seq: u64,
     now: Time,
     executed: u64,
@@ -45,9 +56,18 @@ impl<E> Default for Engine<E> {
 }
 
 impl<E> Engine<E> {
+    /// An engine on the default queue (the radix heap).
     pub fn new() -> Self {
+        Self::with_queue(EventQueue::default())
+    }
+
+    pub fn with_queue(kind: EventQueue) -> Self {
+        let queue = match kind {
+            EventQueue::Radix => Queue::Radix(RadixQueue::new()),
+            EventQueue::BinaryHeap => Queue::Heap(BinaryHeap::with_capacity(1024)),
+        };
         Engine {
-            heap: BinaryHeap::with_capacity(1024),
+            queue,
             seq: 0,
             now: Time::ZERO,
             executed: 0,
@@ -71,18 +91,23 @@ impl<E> Engine<E> {
 
     /// Events pending now.
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        match &self.queue {
+            Queue::Radix(q) => q.len(),
+            Queue::Heap(h) => h.len(),
+        }
     }
 
     /// Schedules `ev` at `at`; scheduling in the past is a causality bug.
+    #[inline]
     pub fn at(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
-        self.heap.push(Entry {
-            key: ((at.0 as u128) << 64) | self.seq as u128,
-            ev,
-        });
-        self.pending_max = self.pending_max.max(self.heap.len());
+        let key = ((at.0 as u128) << 64) | self.seq as u128;
+        match &mut self.queue {
+            Queue::Radix(q) => q.push(key, ev),
+            Queue::Heap(h) => h.push(Entry { key, ev }),
+        }
+        self.pending_max = self.pending_max.max(self.pending());
     }
 
     pub fn after(&mut self, d: Duration, ev: E) {
@@ -90,11 +115,15 @@ impl<E> Engine<E> {
     }
 
     /// Removes the earliest event, advances the clock to it and returns it.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.heap.pop()?;
-        self.now = Time((e.key >> 64) as u64);
+        let (key, ev) = match &mut self.queue {
+            Queue::Radix(q) => q.pop().map(|s| (s.key, s.ev))?,
+            Queue::Heap(h) => h.pop().map(|e| (e.key, e.ev))?,
+        };
+        self.now = Time((key >> 64) as u64);
         self.executed += 1;
-        Some((self.now, e.ev))
+        Some((self.now, ev))
     }
 
     /// Moves the clock forward to `t` with no event there: a workload acting at a time of its
@@ -108,8 +137,13 @@ impl<E> Engine<E> {
     }
 
     /// Time of the earliest pending event.
+    #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| Time((e.key >> 64) as u64))
+        let key = match &self.queue {
+            Queue::Radix(q) => q.peek_key()?,
+            Queue::Heap(h) => h.peek()?.key,
+        };
+        Some(Time((key >> 64) as u64))
     }
 }
 
