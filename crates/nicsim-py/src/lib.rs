@@ -102,7 +102,7 @@ fn bench_bare_heap(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, f64) {
     })
 }
 
-/// The hold model on the engine's queue (`queue`: "radix" or "binary_heap"); returns (sum of
+/// The hold model on the engine's queue (`queue`: "adaptive", "radix" or "binary_heap"); returns (sum of
 /// popped times in ps, wall s).
 #[pyfunction]
 fn bench_hold(

@@ -160,7 +160,7 @@ pub fn bench_bare_heap(duration_s: f64, seed: u64) -> u64 {
     workload::queueing::bare_heap_loop(units::Duration::from_secs_f64(duration_s), seed)
 }
 
-/// The hold model on the engine's queue `queue` (`"radix"` or `"binary_heap"`): `pending`
+/// The hold model on the engine's queue `queue` (`"adaptive"`, `"radix"` or `"binary_heap"`): `pending`
 /// events, `steps` pop-and-push steps; returns (sum of popped times in ps, wall seconds).
 pub fn bench_hold(
     pending: usize,

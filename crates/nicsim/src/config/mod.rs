@@ -88,8 +88,10 @@ pub struct Run {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventQueue {
-    /// A radix heap over the (time, sequence) keys (`engine/radix.rs`).
+    /// The binary heap while few events are pending, the radix heap while many are.
     #[default]
+    Adaptive,
+    /// A radix heap over the (time, sequence) keys (`engine/radix.rs`), always.
     Radix,
     /// The standard library's binary heap, the engine's queue before issue 46.
     BinaryHeap,

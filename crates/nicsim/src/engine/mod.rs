@@ -1,8 +1,9 @@
 //! The event engine: pending events keyed by (time, insertion sequence), one `pop`.
 //! Simultaneous events run in the order they were scheduled, so runs are deterministic.
 //! The engine knows nothing of the models; `system.rs` dispatches what it pops.
-//! Two queues hold the events (`run.event_queue`): a radix heap (`radix.rs`, the default) and
-//! the standard library's binary heap; keys are unique, so both pop in exactly the same order.
+//! Two queues can hold the events (`run.event_queue`): the standard library's binary heap and a
+//! radix heap (`radix.rs`); by default the binary heap while few events are pending and the
+//! radix heap while many are. Keys are unique, so every choice pops in exactly the same order.
 
 mod radix;
 
@@ -35,13 +36,19 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-enum Queue<E> {
-    Radix(RadixQueue<E>),
-    Heap(BinaryHeap<Entry<E>>),
-}
+/// Above this many pending events the adaptive queue moves them into the radix heap, and
+/// back into the binary heap below `TO_HEAP`: the binary heap is faster while it is small
+/// (docs/benchmarks.md, "The engine's queue at the runs' pending sizes").
+const TO_RADIX: usize = 2048;
+const TO_HEAP: usize = 512;
 
 pub struct Engine<E> {
-    queue: Queue<E>,
+    heap: BinaryHeap<Entry<E>>,
+    radix: RadixQueue<E>,
+    /// The pending events are in `radix` (else in `heap`).
+    in_radix: bool,
+    /// `run.event_queue = adaptive`: move between the two by the pending count.
+    adaptive: bool,
     seq: u64,
     now: Time,
     executed: u64,
@@ -56,18 +63,17 @@ impl<E> Default for Engine<E> {
 }
 
 impl<E> Engine<E> {
-    /// An engine on the default queue (the radix heap).
+    /// An engine on the default queue (`EventQueue::Adaptive`).
     pub fn new() -> Self {
         Self::with_queue(EventQueue::default())
     }
 
     pub fn with_queue(kind: EventQueue) -> Self {
-        let queue = match kind {
-            EventQueue::Radix => Queue::Radix(RadixQueue::new()),
-            EventQueue::BinaryHeap => Queue::Heap(BinaryHeap::with_capacity(1024)),
-        };
         Engine {
-            queue,
+            heap: BinaryHeap::with_capacity(1024),
+            radix: RadixQueue::new(),
+            in_radix: kind == EventQueue::Radix,
+            adaptive: kind == EventQueue::Adaptive,
             seq: 0,
             now: Time::ZERO,
             executed: 0,
@@ -91,9 +97,10 @@ impl<E> Engine<E> {
 
     /// Events pending now.
     pub fn pending(&self) -> usize {
-        match &self.queue {
-            Queue::Radix(q) => q.len(),
-            Queue::Heap(h) => h.len(),
+        if self.in_radix {
+            self.radix.len()
+        } else {
+            self.heap.len()
         }
     }
 
@@ -103,9 +110,13 @@ impl<E> Engine<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
         let key = ((at.0 as u128) << 64) | self.seq as u128;
-        match &mut self.queue {
-            Queue::Radix(q) => q.push(key, ev),
-            Queue::Heap(h) => h.push(Entry { key, ev }),
+        if self.in_radix {
+            self.radix.push(key, ev);
+        } else {
+            self.heap.push(Entry { key, ev });
+            if self.adaptive && self.heap.len() > TO_RADIX {
+                self.to_radix();
+            }
         }
         self.pending_max = self.pending_max.max(self.pending());
     }
@@ -117,13 +128,42 @@ impl<E> Engine<E> {
     /// Removes the earliest event, advances the clock to it and returns it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let (key, ev) = match &mut self.queue {
-            Queue::Radix(q) => q.pop().map(|s| (s.key, s.ev))?,
-            Queue::Heap(h) => h.pop().map(|e| (e.key, e.ev))?,
+        let (key, ev) = if self.in_radix {
+            let s = self.radix.pop()?;
+            (s.key, s.ev)
+        } else {
+            let e = self.heap.pop()?;
+            (e.key, e.ev)
         };
         self.now = Time((key >> 64) as u64);
         self.executed += 1;
+        if self.adaptive && self.in_radix && self.radix.len() < TO_HEAP {
+            self.to_heap();
+        }
         Some((self.now, ev))
+    }
+
+    /// Every pending key is at or after now with a sequence of at least 1, and so is every key
+    /// pushed later: (now, 0) is below them all, the radix heap's reference.
+    #[cold]
+    fn to_radix(&mut self) {
+        let last = (self.now.0 as u128) << 64;
+        let entries = self.heap.drain().map(|e| radix::Slot {
+            key: e.key,
+            ev: e.ev,
+        });
+        self.radix.refill(last, entries);
+        self.in_radix = true;
+    }
+
+    #[cold]
+    fn to_heap(&mut self) {
+        let entries = self.radix.drain().map(|s| Entry {
+            key: s.key,
+            ev: s.ev,
+        });
+        self.heap.extend(entries);
+        self.in_radix = false;
     }
 
     /// Moves the clock forward to `t` with no event there: a workload acting at a time of its
@@ -139,9 +179,10 @@ impl<E> Engine<E> {
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        let key = match &self.queue {
-            Queue::Radix(q) => q.peek_key()?,
-            Queue::Heap(h) => h.peek()?.key,
+        let key = if self.in_radix {
+            self.radix.peek_key()?
+        } else {
+            self.heap.peek()?.key
         };
         Some(Time((key >> 64) as u64))
     }
@@ -215,6 +256,59 @@ mod tests {
         }
         let order: Vec<i32> = std::iter::from_fn(|| e.pop().map(|(_, i)| i)).collect();
         assert_eq!(order, (0..100).collect::<Vec<_>>());
+    }
+
+    /// The adaptive queue (crossing into the radix heap and back many times), the radix heap
+    /// and the binary heap execute a randomized workload's events in the same order.
+    #[test]
+    fn every_queue_executes_the_same_order() {
+        use EventQueue::{Adaptive, BinaryHeap, Radix};
+        for seed in 0..6 {
+            let (mut rng, mut sizes) = (Rng::new(seed), Rng::new(seed + 100));
+            let mut q: [Engine<u64>; 3] = [Adaptive, BinaryHeap, Radix].map(Engine::with_queue);
+            let (mut id, mut crossings, mut was) = (0u64, 0, false);
+            let mut step = |q: &mut [Engine<u64>; 3], push: bool| {
+                if push {
+                    let dt = match rng.next_u64() % 10 {
+                        0 => Duration(0),
+                        1 => Duration(rng.next_u64() % (1 << 40)),
+                        _ => Duration(rng.exp(1e6) as u64),
+                    };
+                    id += 1;
+                    q.iter_mut().for_each(|e| e.after(dt, id));
+                } else {
+                    let peeks = q.each_ref().map(|e| e.peek_time());
+                    let popped = q.each_mut().map(|e| e.pop());
+                    assert!(peeks.iter().all(|p| *p == peeks[0]), "seed {seed}");
+                    assert!(popped.iter().all(|p| *p == popped[0]), "seed {seed}");
+                }
+            };
+            for _ in 0..30 {
+                // Fill to a few thousand pending (one pop in four steps), then drain to a few
+                // hundred (one push in four).
+                let fill = 1000 + (sizes.next_u64() % 5000) as usize;
+                let keep = (sizes.next_u64() % 600) as usize;
+                let mut i = 0u64;
+                while q[0].pending() < fill {
+                    i += 1;
+                    step(&mut q, i % 4 != 0);
+                    crossings += usize::from(q[0].in_radix != was);
+                    was = q[0].in_radix;
+                }
+                while q[0].pending() > keep {
+                    i += 1;
+                    step(&mut q, i % 4 == 0);
+                    crossings += usize::from(q[0].in_radix != was);
+                    was = q[0].in_radix;
+                }
+            }
+            while q[1].pending() > 0 {
+                step(&mut q, false);
+            }
+            assert!(q.iter_mut().all(|e| e.pop().is_none()));
+            assert!(q.iter().all(|e| e.pending_max() == q[1].pending_max()));
+            assert!(crossings >= 10, "the test crosses between the queues: {crossings}");
+        }
     }
 
     #[test]

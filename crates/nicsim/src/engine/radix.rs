@@ -46,6 +46,26 @@ impl<E> RadixQueue<E> {
         self.len
     }
 
+    /// Takes `entries`, every key of which exceeds `last`, and those pushed after (which must
+    /// too); the queue must be empty.
+    pub fn refill(&mut self, last: u128, entries: impl Iterator<Item = Slot<E>>) {
+        debug_assert_eq!(self.len, 0);
+        self.last = last;
+        for s in entries {
+            assert!(s.key > last, "event key not after the last popped");
+            self.len += 1;
+            self.put(s);
+        }
+    }
+
+    /// Removes every entry, in no particular order.
+    pub fn drain(&mut self) -> impl Iterator<Item = Slot<E>> + '_ {
+        self.len = 0;
+        self.occupied = 0;
+        self.mins = [u128::MAX; BUCKETS];
+        self.buckets.iter_mut().flat_map(|b| b.drain(..))
+    }
+
     #[inline(always)]
     fn put(&mut self, s: Slot<E>) {
         let b = bucket(s.key, self.last);
