@@ -19,9 +19,9 @@ pub use org::{Buffers, LoopbackInput, Org, SocketLock, Wakeup};
 pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX_HOST_CPUS};
 pub use sched::{Ksoftirqd, Sched, SchedPolicy};
 pub use workload::{
-    ClientThreads, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen,
-    ServerThreads, TraceStart, TrialAggregate, Web, WebAppWork, WebMix, WebWorkers, Workload,
-    WorkloadKind,
+    ClientThreads, EventQueue, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode,
+    PacketGen, ServerThreads, TraceStart, TrialAggregate, Web, WebAppWork, WebMix, WebWorkers,
+    Workload, WorkloadKind,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -82,19 +82,6 @@ pub struct Run {
     /// The engine's pending-event queue (`run.event_queue`); both pop in the same order.
     #[serde(default)]
     pub event_queue: EventQueue,
-}
-
-/// Which structure holds the engine's pending events (`run.event_queue`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EventQueue {
-    /// The binary heap while few events are pending, the radix heap while many are.
-    #[default]
-    Adaptive,
-    /// A radix heap over the (time, sequence) keys (`engine/radix.rs`), always.
-    Radix,
-    /// The standard library's binary heap, the engine's queue before issue 46.
-    BinaryHeap,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -71,6 +71,19 @@ pub enum WorkloadKind {
     Web,
 }
 
+/// Which structure holds the engine's pending events (`run.event_queue`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventQueue {
+    /// The binary heap while few events are pending, the radix heap while many are.
+    #[default]
+    Adaptive,
+    /// A radix heap over the (time, sequence) keys (`engine/radix.rs`), always.
+    Radix,
+    /// The standard library's binary heap, the engine's queue before issue 46.
+    BinaryHeap,
+}
+
 /// Where a trace window starts (`run.trace_start`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -115,7 +115,7 @@ impl<E> Engine<E> {
         } else {
             self.heap.push(Entry { key, ev });
             if self.adaptive && self.heap.len() > TO_RADIX {
-                self.to_radix();
+                self.move_to_radix();
             }
         }
         self.pending_max = self.pending_max.max(self.pending());
@@ -138,7 +138,7 @@ impl<E> Engine<E> {
         self.now = Time((key >> 64) as u64);
         self.executed += 1;
         if self.adaptive && self.in_radix && self.radix.len() < TO_HEAP {
-            self.to_heap();
+            self.move_to_heap();
         }
         Some((self.now, ev))
     }
@@ -146,7 +146,7 @@ impl<E> Engine<E> {
     /// Every pending key is at or after now with a sequence of at least 1, and so is every key
     /// pushed later: (now, 0) is below them all, the radix heap's reference.
     #[cold]
-    fn to_radix(&mut self) {
+    fn move_to_radix(&mut self) {
         let last = (self.now.0 as u128) << 64;
         let entries = self.heap.drain().map(|e| radix::Slot {
             key: e.key,
@@ -157,7 +157,7 @@ impl<E> Engine<E> {
     }
 
     #[cold]
-    fn to_heap(&mut self) {
+    fn move_to_heap(&mut self) {
         let entries = self.radix.drain().map(|s| Entry {
             key: s.key,
             ev: s.ev,
@@ -291,13 +291,13 @@ mod tests {
                 let mut i = 0u64;
                 while q[0].pending() < fill {
                     i += 1;
-                    step(&mut q, i % 4 != 0);
+                    step(&mut q, !i.is_multiple_of(4));
                     crossings += usize::from(q[0].in_radix != was);
                     was = q[0].in_radix;
                 }
                 while q[0].pending() > keep {
                     i += 1;
-                    step(&mut q, i % 4 == 0);
+                    step(&mut q, i.is_multiple_of(4));
                     crossings += usize::from(q[0].in_radix != was);
                     was = q[0].in_radix;
                 }
@@ -307,7 +307,10 @@ mod tests {
             }
             assert!(q.iter_mut().all(|e| e.pop().is_none()));
             assert!(q.iter().all(|e| e.pending_max() == q[1].pending_max()));
-            assert!(crossings >= 10, "the test crosses between the queues: {crossings}");
+            assert!(
+                crossings >= 10,
+                "the test crosses between the queues: {crossings}"
+            );
         }
     }
 

@@ -141,7 +141,7 @@ mod tests {
             let (mut q, mut h) = (RadixQueue::new(), BinaryHeap::new());
             let (mut seq, mut now) = (0u64, 0u64);
             for step in 0..20_000u64 {
-                let pushes = if h.is_empty() || rng.next_u64() % 3 != 0 {
+                let pushes = if h.is_empty() || !rng.next_u64().is_multiple_of(3) {
                     1 + rng.next_u64() % 3
                 } else {
                     0

@@ -65,7 +65,11 @@ mod tests {
     fn every_queue_pops_the_same_times() {
         for pending in [1, 18, 1000, 5000] {
             let bare = bare_heap(pending, 50_000, 3).0;
-            for q in [EventQueue::Adaptive, EventQueue::Radix, EventQueue::BinaryHeap] {
+            for q in [
+                EventQueue::Adaptive,
+                EventQueue::Radix,
+                EventQueue::BinaryHeap,
+            ] {
                 assert_eq!(engine(pending, 50_000, 3, q).0, bare);
             }
         }
