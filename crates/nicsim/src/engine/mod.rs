@@ -47,8 +47,10 @@ pub struct Engine<E> {
     radix: RadixQueue<E>,
     /// The pending events are in `radix` (else in `heap`).
     in_radix: bool,
-    /// `run.event_queue = adaptive`: move between the two by the pending count.
-    adaptive: bool,
+    /// Move into the radix heap above this many pending (`TO_RADIX` when adaptive, else never)
+    /// and back below `heap_below` (`TO_HEAP` when adaptive, else never).
+    radix_above: usize,
+    heap_below: usize,
     seq: u64,
     now: Time,
     executed: u64,
@@ -69,11 +71,13 @@ impl<E> Engine<E> {
     }
 
     pub fn with_queue(kind: EventQueue) -> Self {
+        let adaptive = kind == EventQueue::Adaptive;
         Engine {
             heap: BinaryHeap::with_capacity(1024),
             radix: RadixQueue::new(),
             in_radix: kind == EventQueue::Radix,
-            adaptive: kind == EventQueue::Adaptive,
+            radix_above: if adaptive { TO_RADIX } else { usize::MAX },
+            heap_below: if adaptive { TO_HEAP } else { 0 },
             seq: 0,
             now: Time::ZERO,
             executed: 0,
@@ -110,15 +114,20 @@ impl<E> Engine<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
         let key = ((at.0 as u128) << 64) | self.seq as u128;
-        if self.in_radix {
+        let n = if self.in_radix {
             self.radix.push(key, ev);
+            self.radix.len()
         } else {
             self.heap.push(Entry { key, ev });
-            if self.adaptive && self.heap.len() > TO_RADIX {
+            let n = self.heap.len();
+            if n > self.radix_above {
                 self.move_to_radix();
             }
+            n
+        };
+        if n > self.pending_max {
+            self.pending_max = n;
         }
-        self.pending_max = self.pending_max.max(self.pending());
     }
 
     pub fn after(&mut self, d: Duration, ev: E) {
@@ -130,6 +139,9 @@ impl<E> Engine<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let (key, ev) = if self.in_radix {
             let s = self.radix.pop()?;
+            if self.radix.len() < self.heap_below {
+                self.move_to_heap();
+            }
             (s.key, s.ev)
         } else {
             let e = self.heap.pop()?;
@@ -137,9 +149,6 @@ impl<E> Engine<E> {
         };
         self.now = Time((key >> 64) as u64);
         self.executed += 1;
-        if self.adaptive && self.in_radix && self.radix.len() < TO_HEAP {
-            self.move_to_heap();
-        }
         Some((self.now, ev))
     }
 
