@@ -51,6 +51,9 @@ pub struct Engine<E> {
     /// and back below `heap_below` (`TO_HEAP` when adaptive, else never).
     radix_above: usize,
     heap_below: usize,
+    /// On the binary heap, the length above which a push has something to do beyond pushing:
+    /// the smaller of `pending_max` and `radix_above` (one compare on the hot path).
+    watch: usize,
     seq: u64,
     now: Time,
     executed: u64,
@@ -78,6 +81,7 @@ impl<E> Engine<E> {
             in_radix: kind == EventQueue::Radix,
             radix_above: if adaptive { TO_RADIX } else { usize::MAX },
             heap_below: if adaptive { TO_HEAP } else { 0 },
+            watch: 0,
             seq: 0,
             now: Time::ZERO,
             executed: 0,
@@ -108,28 +112,43 @@ impl<E> Engine<E> {
         }
     }
 
-    /// Schedules `ev` at `at`; scheduling in the past is a causality bug.
-    #[inline]
+    /// Schedules `ev` at `at`; scheduling in the past is a causality bug. Inlined with the
+    /// binary heap's push: the radix heap's is a call of its own, so the small-queue path stays
+    /// small where the caller's loop is tight.
+    #[inline(always)]
     pub fn at(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
         let key = ((at.0 as u128) << 64) | self.seq as u128;
-        let n = if self.in_radix {
-            self.radix.push(key, ev);
-            self.radix.len()
+        if self.in_radix {
+            self.push_radix(key, ev);
         } else {
             self.heap.push(Entry { key, ev });
-            let n = self.heap.len();
-            if n > self.radix_above {
-                self.move_to_radix();
+            if self.heap.len() > self.watch {
+                self.heap_grew();
             }
-            n
-        };
-        if n > self.pending_max {
-            self.pending_max = n;
         }
     }
 
+    /// The binary heap passed its high-water mark or the radix heap's threshold.
+    #[cold]
+    #[inline(never)]
+    fn heap_grew(&mut self) {
+        let n = self.heap.len();
+        self.pending_max = self.pending_max.max(n);
+        if n > self.radix_above {
+            self.move_to_radix();
+        }
+        self.watch = self.pending_max.min(self.radix_above);
+    }
+
+    #[inline(never)]
+    fn push_radix(&mut self, key: u128, ev: E) {
+        self.radix.push(key, ev);
+        self.pending_max = self.pending_max.max(self.radix.len());
+    }
+
+    #[inline(always)]
     pub fn after(&mut self, d: Duration, ev: E) {
         self.at(self.now + d, ev);
     }
@@ -138,11 +157,7 @@ impl<E> Engine<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let (key, ev) = if self.in_radix {
-            let s = self.radix.pop()?;
-            if self.radix.len() < self.heap_below {
-                self.move_to_heap();
-            }
-            (s.key, s.ev)
+            self.pop_radix()?
         } else {
             let e = self.heap.pop()?;
             (e.key, e.ev)
@@ -150,6 +165,15 @@ impl<E> Engine<E> {
         self.now = Time((key >> 64) as u64);
         self.executed += 1;
         Some((self.now, ev))
+    }
+
+    #[inline(never)]
+    fn pop_radix(&mut self) -> Option<(u128, E)> {
+        let s = self.radix.pop()?;
+        if self.radix.len() < self.heap_below {
+            self.move_to_heap();
+        }
+        Some((s.key, s.ev))
     }
 
     /// Every pending key is at or after now with a sequence of at least 1, and so is every key
@@ -173,6 +197,7 @@ impl<E> Engine<E> {
         });
         self.heap.extend(entries);
         self.in_radix = false;
+        self.watch = self.pending_max.min(self.radix_above);
     }
 
     /// Moves the clock forward to `t` with no event there: a workload acting at a time of its
