@@ -80,7 +80,6 @@ pub struct Run {
     pub series_ps: Duration,
     pub series_max_rows: u64,
     /// The engine's pending-event queue (`run.event_queue`); both pop in the same order.
-    #[serde(default)]
     pub event_queue: EventQueue,
 }
 
