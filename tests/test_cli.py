@@ -25,7 +25,7 @@ def test_netpipe_json_has_the_documented_keys_and_is_repeatable():
     out, again = json.loads(a.stdout), json.loads(b.stdout)
     assert json.dumps(results_only(out)) == json.dumps(results_only(again))
     assert out["simulator"]["wall_s"] > 0 and out["simulator"]["simulated_per_wall"] > 0
-    assert results_only(out)["simulator"].keys() == {"events", "events_by_kind", "events_per_kib", "simulated_s", "sockets"}
+    assert results_only(out)["simulator"].keys() == {"events", "events_by_kind", "events_per_kib", "pending_max", "simulated_s", "sockets"}
     assert sum(out["simulator"]["events_by_kind"].values()) == out["simulator"]["events"]
     p = out["points"][0]
     for k in ("size_bytes", "throughput_mbps", "latency_us"):

@@ -15,8 +15,9 @@ _spec = importlib.util.spec_from_file_location("golden", Path(__file__).resolve(
 golden = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(golden)
 
-# What a span may change: how many events ran (and how fast), nothing the model computes.
-EVENT_KEYS = ("simulator.events", "simulator.events_per_kib", "simulator.events_by_kind", "simulator.wall_s",
+# What a span may change: how many events ran and were pending (and how fast), nothing the model computes.
+EVENT_KEYS = ("simulator.events", "simulator.events_per_kib", "simulator.events_by_kind", "simulator.pending_max",
+              "simulator.wall_s",
               "simulator.simulated_per_wall", "config.mem.chunk_spans")
 
 

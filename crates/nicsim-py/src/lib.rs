@@ -102,6 +102,26 @@ fn bench_bare_heap(py: Python<'_>, duration_s: f64, seed: u64) -> (u64, f64) {
     })
 }
 
+/// The hold model on the engine's queue (`queue`: "adaptive", "radix" or "binary_heap"); returns (sum of
+/// popped times in ps, wall s).
+#[pyfunction]
+fn bench_hold(
+    py: Python<'_>,
+    pending: usize,
+    steps: u64,
+    seed: u64,
+    queue: String,
+) -> PyResult<(u128, f64)> {
+    py.allow_threads(|| nicsim::bench_hold(pending, steps, seed, &queue))
+        .map_err(to_py)
+}
+
+/// The same hold steps on a bare binary heap; returns (sum of popped times in ps, wall s).
+#[pyfunction]
+fn bench_hold_bare(py: Python<'_>, pending: usize, steps: u64, seed: u64) -> (u128, f64) {
+    py.allow_threads(|| nicsim::bench_hold_bare(pending, steps, seed))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A model panic comes back as a SimulationError carrying its message; no dump on stderr.
@@ -112,6 +132,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(engine_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench_bare_heap, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_hold, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_hold_bare, m)?)?;
     m.add_function(wrap_pyfunction!(derived, m)?)?;
     m.add_function(wrap_pyfunction!(hardware_latencies, m)?)?;
     m.add_function(wrap_pyfunction!(derived_defaults, m)?)?;

@@ -125,6 +125,7 @@ pub fn run(cfg: &Config) -> Result<Value, Error> {
         "events": w.eng.executed(),
         "events_by_kind": by_kind,
         "events_per_kib": per_kib(w.eng.executed(), moved_bytes),
+        "pending_max": w.eng.pending_max(),
         "simulated_s": simulated_s,
         "sockets": sockets,
         // The two timing fields measure this machine, not the model: the only ones that differ
@@ -157,4 +158,22 @@ pub fn bench(duration_s: f64, seed: u64) -> workload::queueing::BenchResult {
 /// The same scenario as `bench` in a bare binary-heap loop; returns its events.
 pub fn bench_bare_heap(duration_s: f64, seed: u64) -> u64 {
     workload::queueing::bare_heap_loop(units::Duration::from_secs_f64(duration_s), seed)
+}
+
+/// The hold model on the engine's queue `queue` (`"adaptive"`, `"radix"` or `"binary_heap"`): `pending`
+/// events, `steps` pop-and-push steps; returns (sum of popped times in ps, wall seconds).
+pub fn bench_hold(
+    pending: usize,
+    steps: u64,
+    seed: u64,
+    queue: &str,
+) -> Result<(u128, f64), Error> {
+    let q: config::EventQueue = serde_json::from_value(json!(queue))
+        .map_err(|e| Error::Config(format!("event queue {queue:?}: {e}")))?;
+    Ok(workload::hold::engine(pending, steps, seed, q))
+}
+
+/// The same hold steps on a bare binary heap of (time, seq, kind) tuples.
+pub fn bench_hold_bare(pending: usize, steps: u64, seed: u64) -> (u128, f64) {
+    workload::hold::bare_heap(pending, steps, seed)
 }

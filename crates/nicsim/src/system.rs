@@ -61,7 +61,7 @@ impl World {
         let addr_dev = addresses(cfg);
         let mut nodes = build_nodes(cfg, &addr_dev)?;
         record(cfg, &mut nodes);
-        let mut eng = Engine::new();
+        let mut eng = Engine::with_queue(cfg.run.event_queue);
         start_periodic(cfg, &nodes, &mut eng);
         let switch = cfg.switch.present.then_some(SwitchParams {
             port_rate: cfg.switch.port_rate_bps,

@@ -22,6 +22,46 @@ SCENARIOS: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 
+# (pending events, the run that had them): the hold model's sizes. The high-water marks are
+# each run's `simulator.pending_max` (docs/benchmarks.md, "The engine's queue at the runs'
+# pending sizes"); 10^5 is also the web run at the thesis's scale (2,500 users, 25 s: 104,531).
+HOLD_SIZES: list[tuple[int, str]] = [
+    (18, "nicsim netpipe ortiz2008-base --mode stream, 1 MiB"),
+    (9_820, "nicsim web ortiz2008-base --users 2500 --page-size 5KiB"),
+    (19_845, "nicsim netperf modern-10g --test TCP_RR --connections 4096"),
+    (100_000, "10^5"),
+    (1_000_000, "10^6"),
+]
+
+
+def hold_row(pending: int, steps: int, source: str) -> dict[str, Any]:
+    """The hold model at `pending` events on the engine's queue (default, then the binary heap it
+    replaced) and on a bare binary heap, in turn twice; the fastest of each's two runs."""
+    walls: dict[str, list[float]] = {"adaptive": [], "binary_heap": [], "bare": []}
+    sums = set()
+    for _ in range(2):
+        for q in ("adaptive", "binary_heap"):
+            s, w = _core.bench_hold(pending, steps, 1, q)
+            walls[q].append(w)
+            sums.add(s)
+        s, w = _core.bench_hold_bare(pending, steps, 1)
+        walls["bare"].append(w)
+        sums.add(s)
+    assert len(sums) == 1, "every queue pops the same events"
+    rate = {k: steps / min(v) for k, v in walls.items()}
+    return {
+        "scenario": f"engine-hold-{pending}",
+        "pending": pending,
+        "pending_from": source,
+        "events": steps,
+        "events_per_s": rate["adaptive"],
+        "bare_heap_events_per_s": rate["bare"],
+        "ratio_to_bare_heap": rate["adaptive"] / rate["bare"],
+        "binary_heap_queue_ratio_to_bare_heap": rate["binary_heap"] / rate["bare"],
+        "wall_s": min(walls["adaptive"]),
+    }
+
+
 def _throughput_mbps(out: dict[str, Any]) -> float | None:
     if "netperf" in out:
         return out["netperf"]["aggregate"]["throughput_mbps"]
@@ -43,6 +83,8 @@ def suite(engine_s: float = 1.0) -> dict[str, Any]:
         "simulated_s": engine_s,
         "wall_s": wall,
     }]
+    steps = max(20_000, int(2_000_000 * min(engine_s, 1.0)))
+    rows += [hold_row(n, steps, src) for n, src in HOLD_SIZES]
     for name, preset, sets in SCENARIOS:
         out = run(preset, sets)
         sim = out["simulator"]
@@ -72,3 +114,7 @@ def print_suite(doc: dict[str, Any]) -> None:
     e = doc["suite"][0]
     print(f"engine against a bare binary-heap loop of the same scenario: {e['ratio_to_bare_heap']:.2f}x "
           f"({e['bare_heap_events_per_s'] / 1e6:.1f} M events/s bare)")
+    for r in doc["suite"]:
+        if "pending" in r:
+            print(f"hold model, {r['pending']:,} pending: engine {r['ratio_to_bare_heap']:.2f}x the bare heap "
+                  f"(its binary-heap queue {r['binary_heap_queue_ratio_to_bare_heap']:.2f}x; {r['pending_from']})")

@@ -19,9 +19,9 @@ pub use org::{Buffers, LoopbackInput, Org, SocketLock, Wakeup};
 pub use placement::{IrqPath, Placement, ProcName, RxMode, TxModel, TxOutput, MAX_HOST_CPUS};
 pub use sched::{Ksoftirqd, Sched, SchedPolicy};
 pub use workload::{
-    ClientThreads, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode, PacketGen,
-    ServerThreads, TraceStart, TrialAggregate, Web, WebAppWork, WebMix, WebWorkers, Workload,
-    WorkloadKind,
+    ClientThreads, EventQueue, HpcCoupling, Hpcbench, Netperf, NetperfTest, Netpipe, NetpipeMode,
+    PacketGen, Run, ServerThreads, TraceStart, TrialAggregate, Web, WebAppWork, WebMix, WebWorkers,
+    Workload, WorkloadKind,
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -56,29 +56,6 @@ pub struct Config {
     pub placements: Vec<Placement>,
     pub costs: Costs,
     pub workload: Workload,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Run {
-    pub seed: u64,
-    /// A label naming the scenario; echoed in the results, ignored by the model.
-    pub scenario: String,
-    /// Record the frames crossing one node's MAC (`pcap_node`; -1: the last node, the
-    /// server), at most `pcap_max_frames`, for a pcap file.
-    pub pcap: bool,
-    pub pcap_node: i64,
-    pub pcap_max_frames: u64,
-    /// Record a timeline of `trace_span_ps` from where `trace_start` says: every
-    /// processor's slices (at most `trace_max_slices` each), frames and DMA transfers.
-    pub trace: bool,
-    pub trace_start: TraceStart,
-    pub trace_from_ps: Duration,
-    pub trace_span_ps: Duration,
-    pub trace_max_slices: u64,
-    /// The run over time in intervals of this (0: off), at most `series_max_rows` of them.
-    pub series_ps: Duration,
-    pub series_max_rows: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

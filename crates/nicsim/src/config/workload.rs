@@ -1,5 +1,5 @@
 //! The workloads' settings: NetPIPE, Hpcbench, netperf, the packet generator and the web
-//! server (each workload's model is in `workload/`).
+//! server (each workload's model is in `workload/`), and how a run is driven and recorded.
 
 use crate::units::{BitRate, Duration};
 use serde::{Deserialize, Serialize};
@@ -69,6 +69,45 @@ pub enum WorkloadKind {
     PacketGen,
     Netperf,
     Web,
+}
+
+/// How a run is driven and recorded (`run.*`), beside what it runs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    pub seed: u64,
+    /// A label naming the scenario; echoed in the results, ignored by the model.
+    pub scenario: String,
+    /// Record the frames crossing one node's MAC (`pcap_node`; -1: the last node, the
+    /// server), at most `pcap_max_frames`, for a pcap file.
+    pub pcap: bool,
+    pub pcap_node: i64,
+    pub pcap_max_frames: u64,
+    /// Record a timeline of `trace_span_ps` from where `trace_start` says: every
+    /// processor's slices (at most `trace_max_slices` each), frames and DMA transfers.
+    pub trace: bool,
+    pub trace_start: TraceStart,
+    pub trace_from_ps: Duration,
+    pub trace_span_ps: Duration,
+    pub trace_max_slices: u64,
+    /// The run over time in intervals of this (0: off), at most `series_max_rows` of them.
+    pub series_ps: Duration,
+    pub series_max_rows: u64,
+    /// The engine's pending-event queue (`run.event_queue`); both pop in the same order.
+    pub event_queue: EventQueue,
+}
+
+/// Which structure holds the engine's pending events (`run.event_queue`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventQueue {
+    /// The binary heap while few events are pending, the radix heap while many are.
+    #[default]
+    Adaptive,
+    /// A radix heap over the (time, sequence) keys (`engine/radix.rs`), always.
+    Radix,
+    /// The standard library's binary heap, the engine's queue before issue 46.
+    BinaryHeap,
 }
 
 /// Where a trace window starts (`run.trace_start`).

@@ -5,6 +5,7 @@
 //! Adding a workload touches three places: its file here (the `Workload` impl and its
 //! report), its parameters (`config.rs` and `params.py`), and its line in `build`.
 
+pub mod hold;
 pub mod hpcbench;
 pub mod netperf;
 pub mod netpipe;
