@@ -113,7 +113,7 @@ fn bench_hold(
     queue: String,
 ) -> PyResult<(u128, f64)> {
     py.allow_threads(|| nicsim::bench_hold(pending, steps, seed, &queue))
-        .map_err(to_py)
+        .map_err(|m| to_py(nicsim::Error::Config(m)))
 }
 
 /// The same hold steps on a bare binary heap; returns (sum of popped times in ps, wall s).

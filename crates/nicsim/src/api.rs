@@ -3,10 +3,11 @@
 //! reported as a simulation error, never a crash.
 
 use crate::config::Config;
-use crate::derived;
+use crate::stats::series::Series;
 use crate::units::BitRate;
-use crate::validate;
+use crate::{derived, report, system, validate, workload};
 use serde::Serialize;
+use serde_json::Value;
 
 /// Errors the caller can act on: a configuration the core cannot accept, or a run that broke
 /// an invariant (conservation, bounds, deadlock).
@@ -33,11 +34,25 @@ pub fn parse_config(json: &str) -> Result<Config, Error> {
     Ok(cfg)
 }
 
+/// Runs the workload a configuration names; returns its results as JSON. A run that breaks
+/// an invariant keeps what it measured before the break beside the `error`.
+pub fn run(cfg: &Config) -> Result<Value, Error> {
+    let started = std::time::Instant::now();
+    let mut w = system::World::new(cfg).map_err(Error::Config)?;
+    let mut wl = workload::build(cfg);
+    let r = &cfg.run;
+    let mut series =
+        (r.series_ps.0 > 0).then(|| Series::new(&w.nodes, r.series_ps, r.series_max_rows as usize));
+    let err = workload::drive_sampled(&mut w, wl.as_mut(), series.as_mut()).err();
+    let out = wl.report(&w);
+    Ok(report::assemble(&w, out, err, series.as_mut(), started))
+}
+
 /// JSON in, JSON out: the boundary the Python binding uses.
 /// A panic inside the model is a bug; it is reported as a simulation error, never a crash.
 pub fn run_json(config_json: &str) -> Result<String, Error> {
     let cfg = parse_config(config_json)?;
-    let out = std::panic::catch_unwind(|| crate::run(&cfg)).map_err(|p| {
+    let out = std::panic::catch_unwind(|| run(&cfg)).map_err(|p| {
         let msg = p
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
@@ -61,7 +76,7 @@ pub fn defaults_json(mtu_bytes: u64, timestamps: bool, rate_bps: u64) -> Result<
 /// A configuration document the derived quantities can be computed from.
 fn physical_config(config_json: &str) -> Result<Config, Error> {
     let cfg = parse_config(config_json)?;
-    validate::physics(&cfg).map_err(Error::Config)?;
+    validate::config(&cfg).map_err(Error::Config)?;
     Ok(cfg)
 }
 

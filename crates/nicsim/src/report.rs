@@ -1,13 +1,113 @@
 //! Results as JSON. Every key carries its unit; per-processor entries are keyed `NODE.PROCESSOR`.
 
 use crate::config::{stage_name, IdleAccounting};
+use crate::hw::frame::NodeAddr;
+use crate::node::events::Ev;
 use crate::stats::catalogue::{
     ProcCounter, Unit, CACHE_COUNTERS, COHERENCE_COUNTERS, DMA_CACHE_COUNTERS, HANDOFF_COUNTERS,
     LOCK_COUNTERS, NODE_COUNTERS, PROC_COUNTERS, TICK_COUNTERS,
 };
+use crate::stats::series::Series;
 use crate::stats::{NodeSnap, Window};
 use crate::system::World;
+use crate::units::Duration;
 use serde_json::{json, Map, Value};
+use std::time::Instant;
+
+/// What every run reports beside its workload's own figures: conservation per direction, how
+/// memory was priced, the record and the series, the switch's ports and the simulator's counters.
+/// `err`, when the run broke an invariant, is kept beside what it measured before the break.
+pub fn assemble(
+    w: &World,
+    mut out: Value,
+    err: Option<String>,
+    series: Option<&mut Series>,
+    started: Instant,
+) -> Value {
+    let r = &w.cfg.run;
+    if let Some(e) = err {
+        out["error"] = json!(e);
+    }
+    let cons: serde_json::Map<String, Value> = w
+        .directions()
+        .into_iter()
+        .map(|(a, b)| {
+            (
+                format!("node{a}_to_node{b}"),
+                json!(w.conservation(a, b, None)),
+            )
+        })
+        .collect();
+    out["conservation"] = Value::Object(cons);
+    // Every result states how memory was priced (mode A or B, host-path §4.2-§4.3).
+    out["memory_mode"] = json!(w.cfg.mem.mode);
+    if let Some(rec) = crate::stats::record::record_json(w) {
+        out["record"] = rec;
+    }
+    if let Some(s) = series {
+        // Intervals that end after the last event but before the next one (the run stopped
+        // at a window edge between them): nothing changed since, so their counters are known.
+        let next = w.eng.peek_time().unwrap_or(w.eng.now());
+        s.until(&w.nodes, next.min(w.eng.now() + r.series_ps + Duration(1)));
+        out["series"] = s.to_json();
+    }
+    if let Some(ports) = w.fabric.port_stats() {
+        let ports: serde_json::Map<String, Value> = ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let v = json!({"frames": p.frames, "dropped_frames": p.dropped_frames,
+                    "dropped_payload_bytes": p.dropped_payload_bytes, "max_queue_bytes": p.max_queue_bytes});
+                (w.port_name(i as NodeAddr), v)
+            })
+            .collect();
+        out["switch"] = Value::Object(ports);
+    }
+    let moved_bytes: u64 = w
+        .directions()
+        .into_iter()
+        .map(|(a, b)| w.conservation(a, b, None).delivered_bytes)
+        .sum();
+    let by_kind: serde_json::Map<String, Value> = Ev::KINDS
+        .iter()
+        .zip(w.events_by_kind)
+        .filter(|&(_, n)| n > 0)
+        .map(|(k, n)| (k.to_string(), json!(n)))
+        .collect();
+    // What the socket tables held: a slot per connection not yet freed (`stack/reap.rs`).
+    let sockets: serde_json::Map<String, Value> = w
+        .nodes
+        .iter()
+        .map(|n| {
+            let s = &n.slots;
+            let v = json!({"opened": s.opened, "peak_open": s.peak_open, "slots": n.conns.len()});
+            (format!("node{}", n.id), v)
+        })
+        .collect();
+    let (simulated_s, wall_s) = (w.eng.now().as_secs_f64(), started.elapsed().as_secs_f64());
+    out["simulator"] = json!({
+        "events": w.eng.executed(),
+        "events_by_kind": by_kind,
+        "events_per_kib": per_kib(w.eng.executed(), moved_bytes),
+        "pending_max": w.eng.pending_max(),
+        "simulated_s": simulated_s,
+        "sockets": sockets,
+        // The two timing fields measure this machine, not the model: the only ones that differ
+        // between runs of one configuration (`nicsim.api.results_only` drops them).
+        "wall_s": wall_s,
+        "simulated_per_wall": if wall_s > 0.0 { simulated_s / wall_s } else { 0.0 },
+    });
+    out
+}
+
+/// Events per KiB of payload delivered in either direction (0 when nothing moved).
+fn per_kib(events: u64, moved_bytes: u64) -> f64 {
+    if moved_bytes == 0 {
+        0.0
+    } else {
+        events as f64 * 1024.0 / moved_bytes as f64
+    }
+}
 
 /// Per-processor and per-node monitors for one window, like Hpcbench's sysmon.
 pub fn window_json(w: &World, win: &Window) -> (Value, Value) {

@@ -14,6 +14,7 @@ use crate::node::netdev::DevId;
 use crate::node::record::Recorder;
 use crate::node::{Ev, Node, Wire};
 use crate::os::thread::{Op, Priority};
+use crate::placement::server_nic_cpus;
 use crate::stack::conn::ConnId;
 use crate::stack::udp::UdpId;
 use crate::stack::Frame;
@@ -56,8 +57,7 @@ impl World {
     /// checked, the fabric's addresses laid out, the nodes built on them, and each node's
     /// periodic events started.
     pub fn new(cfg: &Config) -> Result<World, String> {
-        validate::topology(cfg)?;
-        validate::workload(cfg)?;
+        validate::config(cfg)?;
         let addr_dev = addresses(cfg);
         let mut nodes = build_nodes(cfg, &addr_dev)?;
         record(cfg, &mut nodes);
@@ -401,7 +401,7 @@ fn build_nodes(cfg: &Config, addr_dev: &[(usize, DevId, usize)]) -> Result<Vec<N
             Rc::new(c)
         }
     };
-    let steer = validate::server_nic_cpus(cfg)?;
+    let steer = server_nic_cpus(cfg);
     let irq = |d: usize| match (steer.get(d), cfg.topology.server_nic_irq) {
         (Some(&p), _) => Some(p),
         (

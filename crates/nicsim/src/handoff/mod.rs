@@ -12,12 +12,12 @@ pub mod lookup;
 pub mod queues;
 
 use crate::config::Config;
+use crate::derived;
 use crate::hw::dma::Chan;
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::Segment;
 use crate::stack::Frame;
 use crate::units::{Duration, Time};
-use crate::validate;
 use load_control::{LoadControl, LoadState};
 use lookup::Lookup;
 use queues::{Class, Queues};
@@ -106,31 +106,13 @@ pub struct HandoffNic {
     sample_every: Duration,
 }
 
-/// The high watermark derived from a delay budget (§6.3): the received segments the NIC
-/// processes within `target` at `rate_ips` instructions per second, `instructions_per_segment`
-/// each.
-pub fn derived_hiwat(target: Duration, rate_ips: f64, instructions_per_segment: f64) -> u32 {
-    (target.as_secs_f64() * rate_ips / instructions_per_segment.max(1.0))
-        .ceil()
-        .max(1.0) as u32
-}
-
 impl HandoffNic {
-    pub fn new(cfg: &Config, nic_rate_ips: f64) -> Result<Self, String> {
+    /// The firmware of a NIC on a node configured by `cfg` (`validate::config` checked its
+    /// memory and watermarks).
+    pub fn new(cfg: &Config) -> Self {
         let h = &cfg.handoff;
-        validate::handoff_memory(cfg)?;
-        let c = &cfg.costs;
-        let instructions_per_segment = c.nic_lookup.i_pkt + c.rx_ip.i_pkt + c.rx_tcp.i_pkt;
-        let hiwat = match h.hiwat_packets {
-            0 => derived_hiwat(h.target_rx_delay_ps, nic_rate_ips, instructions_per_segment),
-            n => n,
-        };
-        let lowat = match h.lowat_packets {
-            0 => hiwat / 4,
-            n => n,
-        };
-        validate::handoff_watermarks(lowat, hiwat)?;
-        Ok(HandoffNic {
+        let (lowat, hiwat) = derived::handoff_watermarks(cfg, cfg.cpu.clock_hz);
+        HandoffNic {
             queues: Queues::new(h.priority, h.queue_packets),
             qlen: 0,
             lookup: Lookup::new(h.lookup_buckets, h.max_connections),
@@ -152,7 +134,7 @@ impl HandoffNic {
             stats: HandoffStats::default(),
             timeline: Vec::new(),
             sample_every: h.sample_interval_ps,
-        })
+        }
     }
 
     /// Queues task `t` of `class` that arrived `at`; a full queue drops it, counted per class,

@@ -33,7 +33,6 @@ use crate::stack::softirq::Softirq;
 use crate::stack::udp::UdpSock;
 use crate::stack::FlowMap;
 use crate::stack::{Frame, Payload};
-use crate::validate;
 use effect::Effect;
 use netdev::NetDev;
 use stats::{NodeStats, Retired};
@@ -137,20 +136,14 @@ impl Node {
         cfg: &Rc<Config>,
         devs: &[(NodeAddr, Option<usize>)],
     ) -> Result<Node, String> {
-        validate::host_cpus(cfg)?;
-        let placement = cfg
-            .placements
-            .get(id as usize)
-            .ok_or_else(|| format!("placements: node{id} has no placement"))?;
+        let placement = &cfg.placements[id as usize];
         let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
-        let roles = Roles::resolve(placement, &ids, Policies::of(cfg))?;
+        let roles = Roles::resolve(placement, &ids, Policies::of(cfg));
         let procs: Vec<Processor> = ids.iter().map(|&p| processor(cfg, p)).collect();
         let mem = memory(cfg, &ids)?;
         let mut devs = net_devices(cfg, &roles, devs);
         if roles.firmware.is_some() {
-            validate::handoff_nics(devs.len())?;
-            let rate_ips = cfg.cpu.clock_hz.0 as f64 / derived::cpi(cfg, ProcName::NicCpu);
-            devs[0].handoff = Some(Box::new(HandoffNic::new(cfg, rate_ips)?));
+            devs[0].handoff = Some(Box::new(HandoffNic::new(cfg)));
         }
         Ok(Node {
             id,

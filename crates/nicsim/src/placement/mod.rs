@@ -107,20 +107,29 @@ pub fn processors(host_cpus: usize, nic_cpu: bool) -> Vec<ProcName> {
     v
 }
 
-fn index_of(procs: &[ProcName], p: ProcName, role: &str) -> Result<usize, String> {
-    procs.iter().position(|n| *n == p).ok_or_else(|| {
-        let have: Vec<&str> = procs.iter().map(|p| p.as_str()).collect();
-        format!(
-            "placement.{role}: processor {} does not exist on this node (it has {})",
-            p.as_str(),
-            have.join(", ")
-        )
-    })
+/// Where processor `p` sits on a node with `procs` (`validate::config` checked it is there).
+fn index_of(procs: &[ProcName], p: ProcName) -> usize {
+    procs
+        .iter()
+        .position(|n| *n == p)
+        .expect("a placement's processors exist on its node (checked before the build)")
+}
+
+/// The server processor each server device's interrupt is steered to
+/// (`topology.server_nic_cpus`, one per device or none), as processor indices.
+pub fn server_nic_cpus(cfg: &Config) -> Vec<usize> {
+    let ids = processors(cfg.cpu.count, cfg.nic_cpu.present);
+    cfg.topology
+        .server_nic_cpus
+        .iter()
+        .map(|&p| index_of(&ids, p))
+        .collect()
 }
 
 impl Roles {
-    /// Resolves a placement on a node with `procs`, refined by the configuration's policies.
-    pub fn resolve(p: &Placement, procs: &[ProcName], pol: Policies) -> Result<Roles, String> {
+    /// Resolves a placement on a node with `procs`, refined by the configuration's policies
+    /// (`validate::config` checked the placement against the node).
+    pub fn resolve(p: &Placement, procs: &[ProcName], pol: Policies) -> Roles {
         // NAPI unless the notification is per event, or an onload NIC interrupts per packet
         // (the protocol on a host CPU other than the communication thread's).
         let onload = p.protocol != p.comm_thread && !p.protocol.is_nic();
@@ -137,44 +146,25 @@ impl Roles {
         };
         let nic = procs.iter().position(|n| *n == ProcName::NicCpu);
         let firmware = match p.rx_mode {
-            RxMode::Handoff => Some(nic.ok_or(
-                "placement.rx_mode = handoff needs the NIC processor (nic_cpu.present = true)",
-            )?),
+            RxMode::Handoff => nic,
             _ => None,
         };
-        let mut r = Roles {
-            driver: index_of(procs, p.driver, "driver")?,
-            protocol: index_of(procs, p.protocol, "protocol")?,
-            comm: index_of(procs, p.comm_thread, "comm_thread")?,
-            app: index_of(procs, p.app, "app")?,
-            irq_target: index_of(procs, p.irq_target, "irq_target")?,
+        let protocol = index_of(procs, p.protocol);
+        Roles {
+            driver: index_of(procs, p.driver),
+            protocol,
+            comm: index_of(procs, p.comm_thread),
+            app: index_of(procs, p.app),
+            irq_target: index_of(procs, p.irq_target),
             irq_path: p.irq_path,
             receive,
             acks,
             tx_output: tx_output(p, pol),
             kick: pol.kick,
             firmware,
-            poller: None,
+            poller: (p.rx_mode == RxMode::Poll).then_some(protocol),
             burst_masking: receive == Receive::RingAccumulate && napi,
-        };
-        if Some(r.comm) == nic || Some(r.app) == nic {
-            return Err(
-                "placement: threads cannot run on nic_cpu, which runs only protocol work".into(),
-            );
         }
-        if p.rx_mode == RxMode::Poll {
-            if Some(r.protocol) == nic {
-                return Err("placement.rx_mode = poll: the polling processor (placement.protocol) must be a host CPU".into());
-            }
-            if r.comm == r.protocol || r.app == r.protocol {
-                return Err("placement.rx_mode = poll: CPU-NET (placement.protocol) runs nothing but its poll loop; put comm_thread and app on another CPU".into());
-            }
-            r.poller = Some(r.protocol);
-        }
-        if r.driver != r.irq_target {
-            return Err("placement.driver must be the processor that takes the interrupt (placement.irq_target)".into());
-        }
-        Ok(r)
     }
 }
 
@@ -223,7 +213,7 @@ mod tests {
 
     fn resolve(p: &Placement, notify: RxNotify, acks: AckPath) -> Roles {
         let procs = processors(2, true);
-        Roles::resolve(p, &procs, policies(notify, acks)).unwrap()
+        Roles::resolve(p, &procs, policies(notify, acks))
     }
 
     #[test]
@@ -246,7 +236,7 @@ mod tests {
         let mut pol = policies(RxNotify::Napi, AckPath::ViaHostDriver);
         pol.onload_per_packet_irq = false;
         let procs = processors(2, true);
-        let r = Roles::resolve(&onload, &procs, pol).unwrap();
+        let r = Roles::resolve(&onload, &procs, pol);
         assert_eq!(r.receive, Receive::NapiPoll, "without the key, NAPI");
         let acc = placement(RxMode::RingAccumulate, false);
         assert_eq!(
@@ -274,24 +264,12 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_processor_is_named() {
-        let mut p = placement(RxMode::HostRing, false);
-        p.protocol = ProcName::Cpu(1);
-        let pol = policies(RxNotify::Napi, AckPath::ViaHostDriver);
-        let e = Roles::resolve(&p, &processors(1, false), pol).unwrap_err();
-        assert!(
-            e.contains("placement.protocol") && e.contains("cpu1"),
-            "{e}"
-        );
-    }
-
-    #[test]
     fn output_leaves_the_thread_only_where_a_policy_says_so() {
         let procs = processors(1, true);
         let mut offload = placement(RxMode::RingAccumulate, false);
         offload.protocol = ProcName::NicCpu;
         let mut pol = policies(RxNotify::Napi, AckPath::ViaHostDriver);
-        let out = |p: &Placement, pol| Roles::resolve(p, &procs, pol).unwrap().tx_output;
+        let out = |p: &Placement, pol| Roles::resolve(p, &procs, pol).tx_output;
         assert_eq!(
             out(&offload, pol),
             TxOutput::Thread,

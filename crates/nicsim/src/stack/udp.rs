@@ -9,15 +9,13 @@
 //! at all. Not modelled: IP fragmentation (a datagram fits one frame), UDP-Lite, corking. State only; the node's
 //! glue (output, reclaim, input) is in `datagram`.
 
+use crate::derived::UDP_IP_HEADER_BYTES;
 use crate::hw::frame::{FlowId, NodeAddr};
 use crate::stack::{Frame, Payload};
 use std::collections::VecDeque;
 
 /// Index of a UDP socket in its node's table.
 pub type UdpId = usize;
-
-/// IP and UDP header bytes in front of every datagram.
-pub const UDP_IP_HEADER_BYTES: u64 = 28;
 
 /// One UDP socket bound to a flow. Sans-IO: it keeps the buffers' accounting and queue.
 #[derive(Clone, Debug)]

@@ -57,6 +57,19 @@ pub fn bare_heap(pending: usize, steps: u64, seed: u64) -> (u128, f64) {
     (sum, t.elapsed().as_secs_f64())
 }
 
+/// The hold model on the engine's queue `queue` (`"adaptive"`, `"radix"` or `"binary_heap"`):
+/// `pending` events, `steps` pop-and-push steps; returns (sum of popped times in ps, wall seconds).
+pub fn bench_hold(
+    pending: usize,
+    steps: u64,
+    seed: u64,
+    queue: &str,
+) -> Result<(u128, f64), String> {
+    let q: EventQueue = serde_json::from_value(serde_json::json!(queue))
+        .map_err(|e| format!("event queue {queue:?}: {e}"))?;
+    Ok(engine(pending, steps, seed, q))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

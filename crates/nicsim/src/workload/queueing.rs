@@ -167,6 +167,21 @@ pub fn bare_heap_loop(duration: Duration, seed: u64) -> u64 {
     events
 }
 
+/// The engine's reference scenario (`nicsim bench`): a tandem of four M/D/1 stations.
+pub fn bench(duration_s: f64, seed: u64) -> BenchResult {
+    run(
+        700_000.0,
+        &[1.2, 0.8, 1.0, 0.5],
+        Duration::from_secs_f64(duration_s),
+        seed,
+    )
+}
+
+/// The same scenario as `bench` in a bare binary-heap loop; returns its events.
+pub fn bench_bare_heap(duration_s: f64, seed: u64) -> u64 {
+    bare_heap_loop(Duration::from_secs_f64(duration_s), seed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,9 +108,6 @@ fn a_topology_the_fabric_cannot_join_is_refused_in_one_line() {
     assert!(e.contains("switch.buffer_bytes"), "{e}");
     let mut c = netperf(NetperfTest::TcpStream, 0, 1);
     c.workload.netperf.connections = 0;
-    let e = nicsim::run(&c).unwrap()["error"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let e = World::new(&c).err().unwrap();
     assert!(e.contains("connections = 0"), "{e}");
 }

@@ -21,11 +21,11 @@ mod report;
 
 use super::{Flow, Measured, When, Workload};
 use crate::config::{ClientThreads, Config, Netperf as Params, NetperfTest, ServerThreads};
+use crate::derived;
 use crate::engine::Rng;
 use crate::os::thread::{Op, INTERACTIVE};
 use crate::stack::conn::ConnId;
 use crate::stack::tcp::mss_bytes;
-use crate::stack::udp::UDP_IP_HEADER_BYTES;
 use crate::stats::Window;
 use crate::system::World;
 use crate::units::Time;
@@ -122,15 +122,7 @@ pub struct Netperf {
 impl Netperf {
     pub fn new(cfg: &Config) -> Self {
         let mut p = cfg.workload.netperf.clone();
-        if p.msg_bytes == 0 {
-            // netperf's defaults: a send of the socket buffer, or one-byte transactions.
-            p.msg_bytes = match p.test {
-                NetperfTest::TcpStream => cfg.tcp.socket_buffer_bytes,
-                NetperfTest::TcpRr | NetperfTest::TcpCrr | NetperfTest::UdpRr => 1,
-                // One full frame per datagram (netperf users set -m; fragmentation is not modelled).
-                NetperfTest::UdpStream => cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES,
-            };
-        }
+        p.msg_bytes = derived::netperf_msg_bytes(cfg);
         let mss = mss_bytes(cfg.nic.mtu_bytes, cfg.tcp.timestamps);
         let small = p.test == NetperfTest::TcpStream && !p.nodelay && p.msg_bytes < mss;
         // The library's copy into its own buffer is a plain copy loop: priced as `rx_copy`,
@@ -288,9 +280,6 @@ impl Netperf {
 impl Workload for Netperf {
     fn start(&mut self, w: &mut World) -> Result<(), String> {
         let n = self.p.connections as usize;
-        if n == 0 {
-            return Err("workload.netperf.connections = 0: at least one connection".into());
-        }
         let server = w.server();
         let clients = server; // nodes 0 .. server-1
         let crr = self.p.test == NetperfTest::TcpCrr;
@@ -298,33 +287,11 @@ impl Workload for Netperf {
         if crr {
             w.listen(server, self.p.backlog, self.p.nodelay, false);
         }
-        let max = w.cfg.nic.mtu_bytes - UDP_IP_HEADER_BYTES;
-        let fits = |key: &str, bytes: u64| {
-            match (1..=max).contains(&bytes) {
-            true => Ok(()),
-            false => Err(format!(
-                "{key} = {bytes}: a UDP datagram must fit one frame, 1 to {max} bytes at nic.mtu_bytes = {} (IP fragmentation is not modelled)",
-                w.cfg.nic.mtu_bytes
-            )),
-        }
-        };
-        if udp {
-            fits("workload.netperf.msg_bytes", self.p.msg_bytes)?;
-        }
         let floods = self.p.udp_flood_flows as usize;
-        if floods > 0 {
-            if self.p.test != NetperfTest::TcpStream || w.cfg.topology.loopback {
-                return Err("workload.netperf.udp_flood_flows: a flood runs beside TCP_STREAM between hosts (workload.netperf.test = tcp_stream, topology.loopback = false)".into());
-            }
-            fits("workload.netperf.udp_flood_bytes", self.p.udp_flood_bytes)?;
-        }
         self.by_thread = vec![Vec::new(); w.nodes.len()];
         let mut rng = Rng::new(self.seed);
         let spread = self.p.start_spread_ps.0 as f64;
         let lo = w.cfg.topology.loopback;
-        if lo && (crr || udp) {
-            return Err("topology.loopback: over loopback only TCP_STREAM and TCP_RR run (no UDP or connection setup on the loopback interface yet)".into());
-        }
         for i in 0..n + floods {
             let client = if lo { server } else { i % clients };
             let (udp, msg_bytes) = match i < n {

@@ -170,9 +170,6 @@ impl Web {
 
 impl Workload for Web {
     fn start(&mut self, w: &mut World) -> Result<(), String> {
-        if self.p.users == 0 || self.p.workers == 0 {
-            return Err("workload.web.users and workload.web.workers: at least 1 each".into());
-        }
         let server = w.server();
         w.listen(server, self.p.backlog, true, self.p.defer_accept);
         self.by_thread = vec![Vec::new(); w.nodes.len()];
