@@ -19,6 +19,7 @@ SCENARIOS: list[tuple[str, str, dict[str, str]]] = [
     ("modern-100g-tcp-stream", "modern-100g", {"workload.kind": "netperf"}),
     ("modern-100g-16flows-tcp-stream", "modern-100g", {"workload.kind": "netperf", "workload.netperf.connections": "16"}),
     ("modern-x86-loopback-64B-tcp-stream", "modern-x86-loopback", {"workload.netperf.msg_bytes": "64 B"}),
+    ("modern-x86-veth-tcp-stream", "modern-x86-veth", {}),
 ]
 
 
