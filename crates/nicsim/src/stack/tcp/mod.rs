@@ -8,7 +8,7 @@
 //! quick ACKs with `rcv_mss` estimation and the `tcp_cleanup_rbuf` window-update rule, Nagle
 //! and TCP_NODELAY, an out-of-order queue at the receiver, fast retransmit with NewReno
 //! recovery (one segment per duplicate-ACK signal or partial ACK), and retransmission timeout
-//! with go-back-N; Reno's or CUBIC's congestion avoidance (`cubic.rs`). With `tcp.sack` (`sack.rs`): the receiver's SACK blocks (RFC 2018, at most
+//! with go-back-N; Reno's or CUBIC's congestion avoidance (`congestion/cubic.rs`). With `tcp.sack` (`sack.rs`): the receiver's SACK blocks (RFC 2018, at most
 //! three, beside the timestamp option) and, once the peer's ACKs carry blocks, a sender
 //! scoreboard with RFC 6675 loss recovery (IsLost, pipe, NextSeg). Both ends share one
 //! configuration, so the handshake's SACK-permitted negotiation is implicit.
@@ -23,8 +23,7 @@ use crate::config::{AckPolicy, BufferSemantics, Congestion, Nagle, Tcp as TcpCfg
 use crate::units::{Duration, Time};
 use std::collections::{BTreeMap, VecDeque};
 
-mod bbr;
-mod cubic;
+mod congestion;
 mod input;
 mod lifecycle;
 mod output;
@@ -267,7 +266,7 @@ pub struct Tcp {
     ssthresh: u64,
     abc_acked: u64,
     /// CUBIC's state (`tcp.congestion = cubic`); None: Reno's increase and halving.
-    cubic: Option<cubic::Cubic>,
+    cubic: Option<congestion::cubic::Cubic>,
     /// BBR, its rate sampler and pacing (`tcp.congestion = bbr`).
     paced: Option<Box<pacing::Paced>>,
     /// Pacing timer: armed while paced output waits for its next departure time.
@@ -389,10 +388,10 @@ impl Tcp {
             cwnd: cfg.initial_window_segments as u64 * mss as u64,
             ssthresh: u64::MAX / 4,
             abc_acked: 0,
-            cubic: (cfg.congestion == Congestion::Cubic).then(cubic::Cubic::default),
+            cubic: (cfg.congestion == Congestion::Cubic).then(congestion::cubic::Cubic::default),
             paced: (cfg.congestion == Congestion::Bbr).then(|| {
                 let cwnd = cfg.initial_window_segments as u64 * mss as u64;
-                Box::new(pacing::Paced::new(bbr::Bbr::new(
+                Box::new(pacing::Paced::new(congestion::bbr::Bbr::new(
                     mss as u64, cwnd, None, flow,
                 )))
             }),

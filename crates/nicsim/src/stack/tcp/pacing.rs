@@ -6,7 +6,7 @@
 //! pacing rate. Not modelled: the pacing credit of an idle flow (`tcp_update_skb_after_send`
 //! shortens the next gap by up to half of the time it lagged); retransmissions are not gated.
 
-use super::bbr::{Bbr, RateSample};
+use super::congestion::bbr::{Bbr, RateSample};
 use super::*;
 
 /// Per segment: the sampler's state when it (last) left.

@@ -1,0 +1,4 @@
+//! Congestion control: the algorithms `tcp.congestion` chooses between.
+
+pub(super) mod bbr;
+pub(super) mod cubic;
