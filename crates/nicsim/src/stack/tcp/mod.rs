@@ -8,10 +8,13 @@
 //! quick ACKs with `rcv_mss` estimation and the `tcp_cleanup_rbuf` window-update rule, Nagle
 //! and TCP_NODELAY, an out-of-order queue at the receiver, fast retransmit with NewReno
 //! recovery (one segment per duplicate-ACK signal or partial ACK), and retransmission timeout
-//! with go-back-N; Reno's or CUBIC's congestion avoidance (`congestion/cubic.rs`). With `tcp.sack` (`sack.rs`): the receiver's SACK blocks (RFC 2018, at most
-//! three, beside the timestamp option) and, once the peer's ACKs carry blocks, a sender
-//! scoreboard with RFC 6675 loss recovery (IsLost, pipe, NextSeg). Both ends share one
-//! configuration, so the handshake's SACK-permitted negotiation is implicit.
+//! with go-back-N. Congestion control (`tcp.congestion`) is one controller behind one
+//! interface (`congestion/`): Reno's (`newreno.rs`), CUBIC's (`cubic.rs`) or BBR's (`bbr.rs`,
+//! with the rate sampler and pacing clock of `pacing.rs`). With `tcp.sack` (`sack.rs`): the
+//! receiver's SACK blocks (RFC 2018, at most three, beside the timestamp option) and, once the
+//! peer's ACKs carry blocks, a sender scoreboard with RFC 6675 loss recovery (IsLost, pipe,
+//! NextSeg). Both ends share one configuration, so the handshake's SACK-permitted negotiation
+//! is implicit.
 //!
 //! Not modelled: D-SACK (RFC 2883), FACK, SACK reneging (the receiver never discards queued
 //! out-of-order data, so the sender keeps its scoreboard until recovery ends or an RTO, when
@@ -19,15 +22,15 @@
 //! handshake, FIN, TIME_WAIT) are in `lifecycle.rs`; `Tcp::new` starts established, as the
 //! two-host benchmarks' connections are (they open before anything is measured).
 
-use crate::config::{AckPolicy, BufferSemantics, Congestion, Nagle, Tcp as TcpCfg, TimerTicks};
+use crate::config::{AckPolicy, BufferSemantics, Nagle, Tcp as TcpCfg, TimerTicks};
 use crate::units::{Duration, Time};
+use congestion::{pacing, Controller};
 use std::collections::{BTreeMap, VecDeque};
 
 mod congestion;
 mod input;
 mod lifecycle;
 mod output;
-mod pacing;
 mod recv;
 mod sack;
 #[cfg(test)]
@@ -264,11 +267,8 @@ pub struct Tcp {
     wmem_queued: u64,
     pub cwnd: u64,
     ssthresh: u64,
-    abc_acked: u64,
-    /// CUBIC's state (`tcp.congestion = cubic`); None: Reno's increase and halving.
-    cubic: Option<congestion::cubic::Cubic>,
-    /// BBR, its rate sampler and pacing (`tcp.congestion = bbr`).
-    paced: Option<Box<pacing::Paced>>,
+    /// Congestion control (`tcp.congestion`): Reno's, CUBIC's, or BBR's with its pacing.
+    cc: Controller,
     /// Pacing timer: armed while paced output waits for its next departure time.
     pub pace_deadline: Option<Time>,
     peer_wnd: u64,
@@ -387,14 +387,12 @@ impl Tcp {
             wmem_queued: 0,
             cwnd: cfg.initial_window_segments as u64 * mss as u64,
             ssthresh: u64::MAX / 4,
-            abc_acked: 0,
-            cubic: (cfg.congestion == Congestion::Cubic).then(congestion::cubic::Cubic::default),
-            paced: (cfg.congestion == Congestion::Bbr).then(|| {
-                let cwnd = cfg.initial_window_segments as u64 * mss as u64;
-                Box::new(pacing::Paced::new(congestion::bbr::Bbr::new(
-                    mss as u64, cwnd, None, flow,
-                )))
-            }),
+            cc: Controller::new(
+                cfg.congestion,
+                mss as u64,
+                cfg.initial_window_segments as u64 * mss as u64,
+                flow,
+            ),
             pace_deadline: None,
             peer_wnd: 0,
             max_peer_wnd: 0,
