@@ -48,6 +48,11 @@ pub use sack::SackBlocks;
 pub const IP_HEADER_BYTES: u64 = 20;
 pub const TCP_HEADER_BYTES: u64 = 20;
 pub const TIMESTAMP_OPTION_BYTES: u64 = 12;
+/// Linux's `MAX_TCP_HEADER` on x86-64, the headroom an skb keeps for every header below TCP's
+/// data: L1_CACHE_ALIGN(128 + MAX_HEADER) (`include/net/tcp.h`), MAX_HEADER = LL_MAX_HEADER
+/// 128 + 48 for tunnels in a distribution kernel (`include/linux/netdevice.h`), 304 rounded up
+/// to the 64-byte line. A GSO send carries at most `sk_gso_max_size - 1 - MAX_TCP_HEADER`.
+pub const MAX_TCP_HEADER_BYTES: u64 = 320;
 /// Bytes of IP and TCP header (with the timestamp option when it is on) in every segment.
 pub fn header_bytes(timestamps: bool) -> u64 {
     let opt = if timestamps {

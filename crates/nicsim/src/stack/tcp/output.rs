@@ -226,6 +226,13 @@ impl Tcp {
         self.tso_max_payload = max_payload_bytes;
     }
 
+    /// The largest IP datagram the device's GSO takes (`nic.tso_max_bytes`: Linux's
+    /// `sk_gso_max_size`, which software GSO has too, so set with or without TSO). It caps
+    /// BBR's paced bursts; `set_tso` sets what a send carries.
+    pub fn set_gso_max(&mut self, bytes: u64) {
+        self.cc.set_gso_max(bytes);
+    }
+
     /// Whether pacing (BBR's) holds output back at `now`; if so the pacing timer is armed.
     fn pace_wait(&mut self, now: Time) -> bool {
         let Some(at) = self.cc.paced().and_then(|p| p.wait_until(now)) else {

@@ -82,6 +82,13 @@ impl Controller {
         }
     }
 
+    /// The device's GSO limit, `bytes` (`nic.tso_max_bytes`): it caps BBR's paced bursts.
+    pub fn set_gso_max(&mut self, bytes: u64) {
+        if let Controller::Bbr(p) = self {
+            p.bbr.set_gso_max(bytes);
+        }
+    }
+
     /// The rate sampler and pacing clock, which only BBR has.
     pub fn paced(&self) -> Option<&Paced> {
         match self {
