@@ -57,6 +57,7 @@ impl Node {
         } else {
             Tcp::new_closed(tcp, mtu, nodelay, flow)
         };
+        tcp.set_gso_max(cfg.nic.tso_max_bytes);
         if cfg.nic.tso {
             // The IP datagram of one send is at most nic.tso_max_bytes (Linux's GSO_MAX_SIZE).
             let headers = mtu - tcp.mss as u64;

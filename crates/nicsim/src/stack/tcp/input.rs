@@ -31,7 +31,9 @@ impl Tcp {
                     if s.sacked {
                         self.sacked_bytes -= s.len as u64;
                     }
-                    self.note_delivered(s, &mut newest);
+                    if self.cc.paced().is_some() {
+                        newest.note(s.rate, s.sent_at);
+                    }
                     self.skbs.pop_front();
                     self.send_head = self.send_head.saturating_sub(1);
                 } else {
@@ -58,7 +60,11 @@ impl Tcp {
                 Some(_) => self.retx_next = Some(self.snd_una),
                 None => self.grow_cwnd(now, acked),
             }
-            self.bbr_on_ack(now, acked, prior_inflight, newest);
+            // BBR's window and pacing rate from the ACK's rate sample (Karn: RTT too).
+            let karn = self.backoff == 0 && self.recover.is_none();
+            if let Some(p) = self.cc.paced_mut() {
+                self.cwnd = p.on_ack(now, acked, prior_inflight, newest, karn, self.cwnd);
+            }
             self.dupacks = 0;
             self.backoff = 0;
             self.rto_deadline = if self.snd_nxt > self.snd_una {
@@ -93,7 +99,8 @@ impl Tcp {
             && (self.dupacks == self.dupack_threshold || self.sack_head_lost())
         {
             self.stats.fast_retransmits += 1;
-            self.ssthresh = self.loss_ssthresh(self.snd_max - self.snd_una);
+            let flight = self.snd_max - self.snd_una;
+            self.ssthresh = self.cc.loss_ssthresh(self.cwnd, flight, mss);
             self.sack_recovery = self.sacked_bytes > 0;
             self.cwnd = if self.sack_recovery {
                 self.ssthresh
@@ -106,43 +113,19 @@ impl Tcp {
         }
     }
 
-    /// The slow-start threshold after a loss with `flight` bytes outstanding: half of it
-    /// (Reno), or β of the window (CUBIC, which remembers the window for its growth).
-    pub(super) fn loss_ssthresh(&mut self, flight: u64) -> u64 {
-        let mss = self.mss as u64;
-        if self.paced.is_some() {
-            // BBR keeps its model's window through a loss (bbr_ssthresh).
-            return self.cwnd.max(2 * mss);
-        }
-        match self.cubic.as_mut() {
-            Some(c) => {
-                ((c.on_loss(self.cwnd as f64 / mss as f64) * mss as f64) as u64).max(2 * mss)
-            }
-            None => (flight / 2).max(2 * mss),
-        }
-    }
-
-    /// Slow start with Appropriate Byte Counting (L = 2 MSS), then congestion avoidance.
+    /// Window growth on an ACK of `acked` new bytes outside recovery: the controller's slow
+    /// start or congestion avoidance, unless it sets the window itself (BBR: `on_ack` sets it
+    /// from the rate sample).
     pub(super) fn grow_cwnd(&mut self, now: Time, acked: u64) {
-        if self.paced.is_some() {
-            return; // BBR sets the window from its model (bbr_on_ack)
+        if self.cc.sets_window() {
+            return;
         }
-        let mss = self.mss as u64;
-        if self.cwnd < self.ssthresh {
-            self.cwnd += acked.min(2 * mss);
-        } else if let Some(c) = self.cubic.as_mut() {
-            let (m, rtt) = (mss as f64, self.srtt.unwrap_or(0.0));
-            let w = c.on_ack(now, rtt, self.cwnd as f64 / m, acked as f64 / m);
-            self.cwnd = ((w * m) as u64).max(self.cwnd);
-        } else {
-            self.abc_acked += acked;
-            if self.abc_acked >= self.cwnd {
-                self.abc_acked -= self.cwnd;
-                self.cwnd += mss;
-            }
-        }
+        let (mss, srtt_s) = (self.mss as u64, self.srtt.unwrap_or(0.0));
+        let w = self
+            .cc
+            .grow_cwnd(now, self.cwnd, self.ssthresh, mss, srtt_s, acked);
         // A window far beyond anything the peer can accept is meaningless; cap its growth.
-        self.cwnd = self.cwnd.min(64 * self.sndbuf.max(mss));
+        self.cwnd = w.min(64 * self.sndbuf.max(mss));
     }
 
     pub(super) fn rtt_sample(&mut self, r: f64) {

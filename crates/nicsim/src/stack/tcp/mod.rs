@@ -8,10 +8,13 @@
 //! quick ACKs with `rcv_mss` estimation and the `tcp_cleanup_rbuf` window-update rule, Nagle
 //! and TCP_NODELAY, an out-of-order queue at the receiver, fast retransmit with NewReno
 //! recovery (one segment per duplicate-ACK signal or partial ACK), and retransmission timeout
-//! with go-back-N; Reno's or CUBIC's congestion avoidance (`cubic.rs`). With `tcp.sack` (`sack.rs`): the receiver's SACK blocks (RFC 2018, at most
-//! three, beside the timestamp option) and, once the peer's ACKs carry blocks, a sender
-//! scoreboard with RFC 6675 loss recovery (IsLost, pipe, NextSeg). Both ends share one
-//! configuration, so the handshake's SACK-permitted negotiation is implicit.
+//! with go-back-N. Congestion control (`tcp.congestion`) is one controller behind one
+//! interface (`congestion/`): Reno's (`newreno.rs`), CUBIC's (`cubic.rs`) or BBR's (`bbr.rs`,
+//! with the rate sampler and pacing clock of `pacing.rs`). With `tcp.sack` (`sack.rs`): the
+//! receiver's SACK blocks (RFC 2018, at most three, beside the timestamp option) and, once the
+//! peer's ACKs carry blocks, a sender scoreboard with RFC 6675 loss recovery (IsLost, pipe,
+//! NextSeg). Both ends share one configuration, so the handshake's SACK-permitted negotiation
+//! is implicit.
 //!
 //! Not modelled: D-SACK (RFC 2883), FACK, SACK reneging (the receiver never discards queued
 //! out-of-order data, so the sender keeps its scoreboard until recovery ends or an RTO, when
@@ -19,16 +22,15 @@
 //! handshake, FIN, TIME_WAIT) are in `lifecycle.rs`; `Tcp::new` starts established, as the
 //! two-host benchmarks' connections are (they open before anything is measured).
 
-use crate::config::{AckPolicy, BufferSemantics, Congestion, Nagle, Tcp as TcpCfg, TimerTicks};
+use crate::config::{AckPolicy, BufferSemantics, Nagle, Tcp as TcpCfg, TimerTicks};
 use crate::units::{Duration, Time};
+use congestion::{pacing, Controller};
 use std::collections::{BTreeMap, VecDeque};
 
-mod bbr;
-mod cubic;
+mod congestion;
 mod input;
 mod lifecycle;
 mod output;
-mod pacing;
 mod recv;
 mod sack;
 #[cfg(test)]
@@ -46,6 +48,11 @@ pub use sack::SackBlocks;
 pub const IP_HEADER_BYTES: u64 = 20;
 pub const TCP_HEADER_BYTES: u64 = 20;
 pub const TIMESTAMP_OPTION_BYTES: u64 = 12;
+/// Linux's `MAX_TCP_HEADER` on x86-64, the headroom an skb keeps for every header below TCP's
+/// data: L1_CACHE_ALIGN(128 + MAX_HEADER) (`include/net/tcp.h`), MAX_HEADER = LL_MAX_HEADER
+/// 128 + 48 for tunnels in a distribution kernel (`include/linux/netdevice.h`), 304 rounded up
+/// to the 64-byte line. A GSO send carries at most `sk_gso_max_size - 1 - MAX_TCP_HEADER`.
+pub const MAX_TCP_HEADER_BYTES: u64 = 320;
 /// Bytes of IP and TCP header (with the timestamp option when it is on) in every segment.
 pub fn header_bytes(timestamps: bool) -> u64 {
     let opt = if timestamps {
@@ -265,11 +272,8 @@ pub struct Tcp {
     wmem_queued: u64,
     pub cwnd: u64,
     ssthresh: u64,
-    abc_acked: u64,
-    /// CUBIC's state (`tcp.congestion = cubic`); None: Reno's increase and halving.
-    cubic: Option<cubic::Cubic>,
-    /// BBR, its rate sampler and pacing (`tcp.congestion = bbr`).
-    paced: Option<Box<pacing::Paced>>,
+    /// Congestion control (`tcp.congestion`): Reno's, CUBIC's, or BBR's with its pacing.
+    cc: Controller,
     /// Pacing timer: armed while paced output waits for its next departure time.
     pub pace_deadline: Option<Time>,
     peer_wnd: u64,
@@ -388,14 +392,12 @@ impl Tcp {
             wmem_queued: 0,
             cwnd: cfg.initial_window_segments as u64 * mss as u64,
             ssthresh: u64::MAX / 4,
-            abc_acked: 0,
-            cubic: (cfg.congestion == Congestion::Cubic).then(cubic::Cubic::default),
-            paced: (cfg.congestion == Congestion::Bbr).then(|| {
-                let cwnd = cfg.initial_window_segments as u64 * mss as u64;
-                Box::new(pacing::Paced::new(bbr::Bbr::new(
-                    mss as u64, cwnd, None, flow,
-                )))
-            }),
+            cc: Controller::new(
+                cfg.congestion,
+                mss as u64,
+                cfg.initial_window_segments as u64 * mss as u64,
+                flow,
+            ),
             pace_deadline: None,
             peer_wnd: 0,
             max_peer_wnd: 0,

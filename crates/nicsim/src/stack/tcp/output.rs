@@ -1,5 +1,5 @@
 //! The sending side: queueing written bytes, choosing what to send (window, Nagle), ACK
-//! construction, window probes and the retransmission timeout.
+//! construction, window probes, the retransmission timeout, and BBR's pacing of output.
 
 use super::*;
 
@@ -226,6 +226,50 @@ impl Tcp {
         self.tso_max_payload = max_payload_bytes;
     }
 
+    /// The largest IP datagram the device's GSO takes (`nic.tso_max_bytes`: Linux's
+    /// `sk_gso_max_size`, which software GSO has too, so set with or without TSO). It caps
+    /// BBR's paced bursts; `set_tso` sets what a send carries.
+    pub fn set_gso_max(&mut self, bytes: u64) {
+        self.cc.set_gso_max(bytes);
+    }
+
+    /// Whether pacing (BBR's) holds output back at `now`; if so the pacing timer is armed.
+    fn pace_wait(&mut self, now: Time) -> bool {
+        let Some(at) = self.cc.paced().and_then(|p| p.wait_until(now)) else {
+            return false;
+        };
+        self.pace_deadline = Some(at);
+        true
+    }
+
+    /// Segment `i` leaves at `now`: stamped for BBR's rate sampler, counted against its burst.
+    fn paced_sent(&mut self, now: Time, i: usize) {
+        let in_flight = self.in_flight();
+        if let Some(p) = self.cc.paced_mut() {
+            let skb = &mut self.skbs[i];
+            skb.rate = p.sent(now, in_flight, skb.len as u64);
+        }
+    }
+
+    /// After output: with less than a segment left to send and room in the window, what is
+    /// in flight now is all the application gave (`tcp_rate_check_app_limited`).
+    fn check_app_limited(&mut self) {
+        let in_flight = self.in_flight();
+        let idle = self.write_seq - self.snd_nxt < self.mss as u64 && in_flight < self.cwnd;
+        if let Some(p) = self.cc.paced_mut().filter(|_| idle) {
+            p.app_limited(in_flight);
+        }
+    }
+
+    /// The pacing timer fired at `now`: output may go on, if it is still waiting.
+    pub fn on_pace(&mut self, now: Time) -> bool {
+        if self.pace_deadline != Some(now) {
+            return false;
+        }
+        self.pace_deadline = None;
+        true
+    }
+
     /// The persist timer fired at `now`: a window probe to send, if it is still needed.
     pub fn on_persist(&mut self, now: Time) -> Option<Segment> {
         if self.persist_deadline.is_none_or(|d| d > now) {
@@ -296,9 +340,9 @@ impl Tcp {
         }
         self.stats.rto_expiries += 1;
         let mss = self.mss as u64;
-        self.ssthresh = self.loss_ssthresh(self.in_flight());
+        self.ssthresh = self.cc.loss_ssthresh(self.cwnd, self.in_flight(), mss);
         self.cwnd = mss;
-        self.abc_acked = 0;
+        self.cc.on_rto();
         self.recover = None;
         self.retx_next = None;
         self.clear_scoreboard();

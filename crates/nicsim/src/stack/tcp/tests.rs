@@ -468,4 +468,25 @@ mod tso_tests {
             "without TSO, one segment per MSS"
         );
     }
+
+    /// BBR's paced bursts stop at the GSO limit (`set_gso_max`), TSO on or off.
+    #[test]
+    fn bbr_bursts_are_capped_by_the_gso_limit() {
+        let burst = |gso: Option<u64>| {
+            let mut c = cfg();
+            c.congestion = crate::config::Congestion::Bbr;
+            let mut a = Tcp::new(&c, 1500, true, 1);
+            if let Some(g) = gso {
+                a.set_gso_max(g);
+            }
+            a.cc.paced_mut().unwrap().bbr.pacing_bytes_per_s = 1e12;
+            a.cwnd = 100 * 1448;
+            a.peer_wnd = 100 * 1448;
+            a.write(100 * 1448, true);
+            a.output(Time(0)).len()
+        };
+        assert_eq!(burst(None), 45, "Linux's default GSO_MAX_SIZE: 65,215 B");
+        assert_eq!(burst(Some(65_536)), 45);
+        assert_eq!(burst(Some(32 * 1024)), (32_768 - 1 - 320) / 1448);
+    }
 }

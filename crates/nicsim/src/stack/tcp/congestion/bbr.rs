@@ -11,6 +11,7 @@
 //! bandwidth mode, packet conservation during loss recovery, and the idle restart. PROBE_BW's
 //! first phase is Linux's random choice made deterministic: from the flow id.
 
+use crate::stack::tcp::MAX_TCP_HEADER_BYTES;
 use crate::units::{Duration, Time};
 
 /// 2/ln 2: the smallest gain that doubles the delivery rate each round in STARTUP.
@@ -26,6 +27,8 @@ const PROBE_RTT_HOLD: Duration = Duration(200_000_000_000);
 const MIN_CWND_SEGMENTS: u64 = 4;
 /// Pacing 1% below the estimate drains the queue a full-rate sender would keep.
 const PACING_MARGIN: f64 = 0.99;
+/// Linux's default device `gso_max_size` (GSO_MAX_SIZE), until `set_gso_max` says the NIC's.
+const GSO_MAX_SIZE: u64 = 65_536;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -73,6 +76,8 @@ pub struct Bbr {
     mss: u64,
     /// The initial window: the target until an RTT is known.
     initial: u64,
+    /// The largest send the device's GSO takes (`sk_gso_max_size`, `nic.tso_max_bytes`).
+    gso_max_bytes: u64,
     /// Bytes per second the sender paces at.
     pub pacing_bytes_per_s: f64,
 }
@@ -100,6 +105,7 @@ impl Bbr {
             prior_cwnd: cwnd,
             mss,
             initial: cwnd,
+            gso_max_bytes: GSO_MAX_SIZE,
             // bbr_init_pacing_rate_from_rtt: the initial window per RTT (1 ms unknown).
             pacing_bytes_per_s: HIGH_GAIN * cwnd as f64 / srtt_s.unwrap_or(1e-3) * PACING_MARGIN,
         }
@@ -136,12 +142,21 @@ impl Bbr {
         }
     }
 
-    /// Bytes one paced burst may carry (TSO autosizing, `bbr_tso_segs_goal`): about a
-    /// millisecond at the pacing rate, at least two segments, at most 64 KiB.
+    /// The device's GSO limit, bytes (`sk_gso_max_size`: `nic.tso_max_bytes`, which software
+    /// GSO has too, so with or without `nic.tso`).
+    pub fn set_gso_max(&mut self, bytes: u64) {
+        self.gso_max_bytes = bytes;
+    }
+
+    /// Bytes one paced burst may carry (TSO autosizing, `tcp_tso_autosize` as 4.9's
+    /// `bbr_set_tso_segs_goal` calls it): about a millisecond at the pacing rate, at least two
+    /// segments, at most what one GSO send carries (`sk_gso_max_size - 1 - MAX_TCP_HEADER`),
+    /// in whole segments.
     pub fn burst_bytes(&self) -> u64 {
         let mss = self.mss;
         let per_ms = (self.pacing_bytes_per_s / 1024.0) as u64;
-        per_ms.min(65_536 - 1 - 320).max(2 * mss) / mss * mss
+        let gso = self.gso_max_bytes.saturating_sub(1 + MAX_TCP_HEADER_BYTES);
+        per_ms.min(gso).max(2 * mss) / mss * mss
     }
 
     /// `gain` times the estimated bandwidth-delay product, plus three bursts for the hosts'
@@ -383,6 +398,25 @@ mod tests {
             n(1.25) > 0 && n(1.25) == n(0.75) && n(1.0) == 6 * n(1.25),
             "{tail:?}"
         );
+    }
+
+    #[test]
+    fn the_burst_cap_follows_the_tso_limit() {
+        let mut b = Bbr::new(1448, 10 * 1448, None, 0);
+        b.pacing_bytes_per_s = 1e12; // a millisecond's bytes beyond any GSO send
+        assert_eq!(
+            b.burst_bytes(),
+            45 * 1448,
+            "Linux's default: 65,215 B in whole segments"
+        );
+        b.set_gso_max(32 * 1024);
+        assert_eq!(b.burst_bytes(), (32_768 - 1 - 320) / 1448 * 1448);
+        assert_eq!(b.burst_bytes(), 22 * 1448);
+        b.set_gso_max(1024); // below two segments: two segments still
+        assert_eq!(b.burst_bytes(), 2 * 1448);
+        b.set_gso_max(32 * 1024);
+        b.pacing_bytes_per_s = 10.0 * 1448.0 * 1024.0; // ten segments a millisecond
+        assert_eq!(b.burst_bytes(), 10 * 1448);
     }
 
     #[test]

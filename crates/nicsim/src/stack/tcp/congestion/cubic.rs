@@ -3,7 +3,8 @@
 //! K = ∛(W_max·(1 − β)/C), so it returns quickly towards the window where the loss happened,
 //! flattens there and then probes beyond it; never below what Reno would have reached
 //! (the TCP-friendly estimate). Sans-IO: it is given times, the smoothed RTT and the window.
-//! Not modelled: HyStart (slow start is Reno's, with ABC) and the window-validation rules.
+//! Not modelled: HyStart (slow start is Reno's, with ABC: `newreno.rs`) and the
+//! window-validation rules.
 
 use crate::units::Time;
 
@@ -35,6 +36,20 @@ impl Cubic {
         self.last_w_max = cwnd_seg;
         self.epoch = None;
         (cwnd_seg * BETA).max(2.0)
+    }
+
+    /// The ssthresh in bytes after a loss at window `cwnd` (segments of `mss` bytes): β of it,
+    /// at least two segments.
+    pub fn loss_ssthresh(&mut self, cwnd: u64, mss: u64) -> u64 {
+        ((self.on_loss(cwnd as f64 / mss as f64) * mss as f64) as u64).max(2 * mss)
+    }
+
+    /// Congestion avoidance in bytes: the window after `acked` bytes were acknowledged at
+    /// `now` from `cwnd`, never smaller (`on_ack`).
+    pub fn avoid(&mut self, now: Time, rtt_s: f64, cwnd: u64, acked: u64, mss: u64) -> u64 {
+        let m = mss as f64;
+        let w = self.on_ack(now, rtt_s, cwnd as f64 / m, acked as f64 / m);
+        ((w * m) as u64).max(cwnd)
     }
 
     /// W(t) of the current epoch, in segments.
