@@ -39,19 +39,27 @@ impl Node {
         self.cfg.sched.base_slice_ps.0 as i64 * factor
     }
 
-    /// Threads runnable on `p`, the current one included.
+    /// Threads runnable on `p`, the current one included, in pick order (which decides ties).
     fn queued(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
-        let q = &self.runq[p];
-        let mut at = None;
-        std::iter::from_fn(move || {
-            let k = q.next_after(at)?;
-            at = Some(k);
-            Some(k.2)
-        })
+        self.runq[p].tids()
     }
 
-    /// The queue's average virtual runtime (sum and count, to test eligibility exactly).
+    /// The queue's average virtual runtime (sum and count, to test eligibility exactly), as
+    /// the run queue keeps it; debug builds and the crate's unit tests check it against a scan.
     fn v_sum(&self, p: usize) -> (i128, i128) {
+        let kept = self.runq[p].v_sum();
+        #[cfg(any(test, debug_assertions))]
+        assert_eq!(
+            kept,
+            self.v_sum_scan(p),
+            "processor {p}'s kept virtual runtime sum"
+        );
+        kept
+    }
+
+    /// The sum and count by walking the queue: what the kept ones must equal.
+    #[cfg(any(test, debug_assertions))]
+    fn v_sum_scan(&self, p: usize) -> (i128, i128) {
         self.queued(p).fold((0, 0), |(s, n), t| {
             (s + self.threads[t].fair.vruntime_ps as i128, n + 1)
         })
@@ -73,8 +81,12 @@ impl Node {
         let Some(t) = rq.curr else { return };
         let delta = now.0.saturating_sub(rq.exec_start.0) as i64;
         rq.exec_start = now;
-        let e = &mut self.threads[t].fair;
-        e.vruntime_ps += delta;
+        let th = &mut self.threads[t];
+        th.fair.vruntime_ps += delta;
+        if th.queued.is_some() {
+            self.runq[p].charge(delta);
+        }
+        let e = &mut th.fair;
         if e.vruntime_ps >= e.deadline_ps {
             e.deadline_ps = e.vruntime_ps + slice;
             e.protected = false;
@@ -183,5 +195,79 @@ impl Node {
         self.fair[p].curr = Some(tid);
         self.fair[p].exec_start = self.now;
         self.threads[tid].fair.protected = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{ClientThreads, Config, NetperfTest, SchedPolicy, ServerThreads};
+    use crate::os::thread::{BATCH, INTERACTIVE};
+    use crate::units::{Duration, Time};
+
+    fn eevdf() -> Config {
+        let fixture = include_str!("../../tests/fixtures/base-short.json");
+        let mut c = crate::parse_config(fixture).unwrap();
+        c.sched.policy = SchedPolicy::Eevdf;
+        c
+    }
+
+    /// Seeded joins, leaves, picks and charged run time on one processor: after each, the kept
+    /// sum equals a fresh scan.
+    #[test]
+    fn the_kept_sum_follows_joins_leaves_picks_and_charges() {
+        let mut w = crate::system::World::new(&eevdf()).unwrap();
+        let n = &mut w.nodes[1];
+        let tids: Vec<usize> = (0..12)
+            .map(|i| n.spawn(0, if i % 4 == 3 { BATCH } else { INTERACTIVE }))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let (mut x, mut longest, mut charged) = (46u64, 0, false);
+        for _ in 0..5000 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let r = (x >> 33) as usize;
+            let t = tids[r % tids.len()];
+            n.now = Time(n.now.0 + (r as u64 >> 8) % 400_000_000);
+            match (r >> 4) % 4 {
+                0 => n.set_runnable(t, true),
+                1 => n.set_runnable(t, false),
+                2 => {
+                    if let Some(c) = n.fair_next(0) {
+                        n.fair_set_next(0, c);
+                    }
+                }
+                _ => n.update_curr(0),
+            }
+            assert_eq!(n.runq[0].v_sum(), n.v_sum_scan(0));
+            longest = longest.max(n.runq[0].len());
+            charged |= n.runq[0].v_sum().0 != 0;
+        }
+        assert!(longest >= 8 && charged, "{longest} threads at most");
+    }
+
+    /// netperf TCP_RR under EEVDF, checked at every use of the sum (this build asserts it):
+    /// two CPUs with threads free to migrate and a tick, and one CPU without a tick.
+    #[test]
+    fn the_kept_sum_equals_a_scan_at_every_use_in_whole_runs() {
+        for (cpus, tick_hz) in [(2, 250.0), (1, 0.0)] {
+            let mut c = eevdf();
+            c.cpu.count = cpus;
+            c.sched.tick_hz = tick_hz;
+            c.sched.wake_list = cpus > 1;
+            let np = &mut c.workload.netperf;
+            np.test = NetperfTest::TcpRr;
+            np.connections = 64;
+            np.duration_ps = Duration(30_000_000_000);
+            np.warmup_ps = Duration(5_000_000_000);
+            np.server_threads = ServerThreads::Free;
+            np.client_threads = ClientThreads::Free;
+            c.workload.kind = crate::config::WorkloadKind::Netperf;
+            (c.topology.clients, c.switch.present) = (2, true);
+            c.placements = vec![c.placements[0].clone(); 3];
+            let v = crate::run(&c).unwrap();
+            let tps = &v["netperf"]["aggregate"]["transactions_per_s"];
+            assert!(tps.as_f64().unwrap() > 0.0, "{cpus} CPUs: {tps}");
+        }
     }
 }
