@@ -113,7 +113,7 @@ impl Node {
                 let t = &mut self.threads[tid];
                 t.queued = Some(self.runq[t.proc].insert(t.prio, tid, t.fair.vruntime_ps));
                 if fair {
-                    self.fair_check_preempt(tid);
+                    self.fair_queued(tid);
                 }
             }
             (false, Some(k)) => {

@@ -134,7 +134,7 @@ pub(crate) struct Entity {
 }
 
 /// A processor's fair run queue beside its `RunQueue` (which holds the same threads).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct FairRq {
     /// The thread whose run time is being charged (`cfs_rq->curr`).
     pub(crate) curr: Option<usize>,
@@ -143,6 +143,8 @@ pub(crate) struct FairRq {
     pub(crate) need_resched: bool,
     /// The average when the queue last emptied, where a thread waking alone is placed.
     pub(crate) idle_v_ps: i64,
+    /// The queued threads but `curr`, by virtual runtime, for the pick.
+    pub(crate) timeline: super::timeline::Timeline<RunKey>,
 }
 
 /// A runnable thread's place: its class, then when it became runnable, then its id.
