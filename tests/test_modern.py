@@ -41,7 +41,7 @@ def test_bench_suite_reports_every_scenario_from_the_cores_own_counts():
     rows = {x["scenario"]: x for x in json.loads(r.stdout)["suite"]}
     assert set(rows) == {"engine-md1-tandem", "base-1MiB-stream", "modern-10g-tcp-stream",
                          "modern-10g-jumbo-tcp-stream", "modern-25g-tcp-stream", "modern-100g-tcp-stream",
-                         "modern-100g-16flows-tcp-stream", "modern-x86-loopback-64B-tcp-stream", "modern-x86-veth-tcp-stream",
+                         "modern-100g-16flows-tcp-stream", "modern-x86-loopback-64B-tcp-stream", "modern-x86-veth-tcp-stream", "modern-10g-tcp-rr-4096",
                          "engine-hold-18", "engine-hold-9820", "engine-hold-19845", "engine-hold-100000",
                          "engine-hold-1000000"}
     for name in [n for n in rows if n.startswith("engine-")]:

@@ -20,6 +20,8 @@ SCENARIOS: list[tuple[str, str, dict[str, str]]] = [
     ("modern-100g-16flows-tcp-stream", "modern-100g", {"workload.kind": "netperf", "workload.netperf.connections": "16"}),
     ("modern-x86-loopback-64B-tcp-stream", "modern-x86-loopback", {"workload.netperf.msg_bytes": "64 B"}),
     ("modern-x86-veth-tcp-stream", "modern-x86-veth", {}),
+    ("modern-10g-tcp-rr-4096", "modern-10g",
+     {"workload.kind": "netperf", "workload.netperf.test": "tcp_rr", "workload.netperf.connections": "4096"}),
 ]
 
 
@@ -65,7 +67,11 @@ def hold_row(pending: int, steps: int, source: str) -> dict[str, Any]:
 
 def _throughput_mbps(out: dict[str, Any]) -> float | None:
     if "netperf" in out:
-        return out["netperf"]["aggregate"]["throughput_mbps"]
+        n = out["netperf"]
+        if "throughput_mbps" in n["aggregate"]:
+            return n["aggregate"]["throughput_mbps"]
+        # Request/response: a request and a response of msg_bytes each per transaction.
+        return n["aggregate"]["transactions_per_s"] * 2 * n["msg_bytes"] * 8 / 1e6
     if out.get("points"):
         return out["points"][-1]["throughput_mbps"]
     return None

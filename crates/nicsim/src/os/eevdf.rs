@@ -39,19 +39,27 @@ impl Node {
         self.cfg.sched.base_slice_ps.0 as i64 * factor
     }
 
-    /// Threads runnable on `p`, the current one included.
+    /// Threads runnable on `p`, the current one included, in pick order (which decides ties).
     fn queued(&self, p: usize) -> impl Iterator<Item = usize> + '_ {
-        let q = &self.runq[p];
-        let mut at = None;
-        std::iter::from_fn(move || {
-            let k = q.next_after(at)?;
-            at = Some(k);
-            Some(k.2)
-        })
+        self.runq[p].tids()
     }
 
-    /// The queue's average virtual runtime (sum and count, to test eligibility exactly).
+    /// The queue's average virtual runtime (sum and count, to test eligibility exactly), as
+    /// the run queue keeps it; debug builds and the crate's unit tests check it against a scan.
     fn v_sum(&self, p: usize) -> (i128, i128) {
+        let kept = self.runq[p].v_sum();
+        #[cfg(any(test, debug_assertions))]
+        assert_eq!(
+            kept,
+            self.v_sum_scan(p),
+            "processor {p}'s kept virtual runtime sum"
+        );
+        kept
+    }
+
+    /// The sum and count by walking the queue: what the kept ones must equal.
+    #[cfg(any(test, debug_assertions))]
+    fn v_sum_scan(&self, p: usize) -> (i128, i128) {
         self.queued(p).fold((0, 0), |(s, n), t| {
             (s + self.threads[t].fair.vruntime_ps as i128, n + 1)
         })
@@ -73,8 +81,12 @@ impl Node {
         let Some(t) = rq.curr else { return };
         let delta = now.0.saturating_sub(rq.exec_start.0) as i64;
         rq.exec_start = now;
-        let e = &mut self.threads[t].fair;
-        e.vruntime_ps += delta;
+        let th = &mut self.threads[t];
+        th.fair.vruntime_ps += delta;
+        if th.queued.is_some() {
+            self.runq[p].charge(delta);
+        }
+        let e = &mut th.fair;
         if e.vruntime_ps >= e.deadline_ps {
             e.deadline_ps = e.vruntime_ps + slice;
             e.protected = false;
@@ -107,8 +119,10 @@ impl Node {
         e.protected = false;
     }
 
-    /// After `tid` is queued: the wake-up preemption check against the current thread.
-    pub(crate) fn fair_check_preempt(&mut self, tid: usize) {
+    /// After `tid` is queued: it joins the timeline, and the wake-up preemption check against
+    /// the current thread.
+    pub(crate) fn fair_queued(&mut self, tid: usize) {
+        self.timeline_set(tid, true);
         let p = self.threads[tid].proc;
         let curr = self.fair[p].curr;
         if self.threads[tid].prio > INTERACTIVE || curr.is_none_or(|c| c == tid) {
@@ -126,6 +140,8 @@ impl Node {
         if self.fair[p].curr == Some(tid) {
             self.update_curr(p);
             self.fair[p].curr = None;
+        } else {
+            self.timeline_set(tid, false);
         }
         let limit = 2 * self.slice_ps();
         let v = self.avg_v(p);
@@ -136,8 +152,67 @@ impl Node {
         }
     }
 
-    /// The thread EEVDF runs next on `p` (`pick_eevdf`, 6.9).
+    /// Queued thread `tid` joins its processor's timeline (`on`) or leaves it. The timeline
+    /// holds every queued thread but the current one: only the current thread's virtual
+    /// runtime and deadline change, so every entry stays as it went in.
+    fn timeline_set(&mut self, tid: usize, on: bool) {
+        let t = &self.threads[tid];
+        let Some(k) = t.queued else { return };
+        let (place, line) = ((t.fair.vruntime_ps, k), &mut self.fair[t.proc].timeline);
+        if on {
+            line.insert(place, t.fair.deadline_ps);
+        } else {
+            line.remove(place);
+        }
+    }
+
+    /// The thread EEVDF runs next on `p` (`pick_eevdf`, 6.9); debug builds and the crate's
+    /// unit tests check it against the scan over the whole queue.
     pub(crate) fn pick_eevdf(&self, p: usize) -> Option<usize> {
+        let picked = self.pick_by_timeline(p);
+        #[cfg(any(test, debug_assertions))]
+        {
+            let rq = &self.fair[p];
+            let curr_queued = rq.curr.is_some_and(|c| self.threads[c].queued.is_some());
+            assert_eq!(rq.timeline.len() + curr_queued as usize, self.runq[p].len());
+            assert_eq!(picked, self.pick_by_scan(p), "processor {p}'s pick");
+        }
+        picked
+    }
+
+    /// The pick from the timeline, which leaves out the current thread: an eligible current
+    /// thread wins a tie with the timeline's earliest deadline, as it wins one in the scan.
+    fn pick_by_timeline(&self, p: usize) -> Option<usize> {
+        let (sum, n) = self.v_sum(p);
+        let curr = self.fair[p]
+            .curr
+            .filter(|&c| self.threads[c].queued.is_some());
+        if n <= 1 {
+            return curr.or_else(|| self.queued(p).next());
+        }
+        let curr = curr.filter(|&c| self.threads[c].fair.vruntime_ps as i128 * n <= sum);
+        if let Some(c) = curr {
+            if self.cfg.sched.run_to_parity && self.threads[c].fair.protected {
+                return Some(c);
+            }
+        }
+        // Eligible: v * n <= sum, so v at most the average rounded down (an i64, as every v is).
+        let best = self.fair[p]
+            .timeline
+            .first(sum.div_euclid(n) as i64)
+            .map(|k| k.2);
+        let deadline = |t: usize| self.threads[t].fair.deadline_ps;
+        match (best, curr) {
+            (Some(b), Some(c)) if deadline(c) <= deadline(b) => Some(c),
+            (None, c) => c,
+            (b, _) => b,
+        }
+    }
+
+    /// The pick by a scan of the whole queue, the first in queue order on a tie: what the
+    /// timeline's must equal.
+    #[cfg(any(test, debug_assertions))]
+    fn pick_by_scan(&self, p: usize) -> Option<usize> {
         let (sum, n) = self.v_sum(p);
         let eligible = |t: usize| self.threads[t].fair.vruntime_ps as i128 * n <= sum;
         let curr = self.fair[p]
@@ -180,8 +255,116 @@ impl Node {
             return;
         }
         self.update_curr(p);
+        if let Some(old) = self.fair[p].curr {
+            self.timeline_set(old, true);
+        }
+        self.timeline_set(tid, false);
         self.fair[p].curr = Some(tid);
         self.fair[p].exec_start = self.now;
         self.threads[tid].fair.protected = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{ClientThreads, Config, NetperfTest, SchedPolicy, ServerThreads};
+    use crate::os::thread::{BATCH, INTERACTIVE};
+    use crate::units::{Duration, Time};
+
+    fn eevdf() -> Config {
+        let fixture = include_str!("../../tests/fixtures/base-short.json");
+        let mut c = crate::parse_config(fixture).unwrap();
+        c.sched.policy = SchedPolicy::Eevdf;
+        c
+    }
+
+    /// Seeded joins, leaves, picks and charged run time on one processor, with RUN_TO_PARITY
+    /// and without: after each, the kept sum equals a fresh scan, and the timeline picks as
+    /// the scan does.
+    #[test]
+    fn the_kept_sum_and_the_pick_follow_joins_leaves_picks_and_charges() {
+        for parity in [true, false] {
+            let mut c = eevdf();
+            c.sched.run_to_parity = parity;
+            let mut w = crate::system::World::new(&c).unwrap();
+            let n = &mut w.nodes[1];
+            let tids: Vec<usize> = (0..12)
+                .map(|i| n.spawn(0, if i % 4 == 3 { BATCH } else { INTERACTIVE }))
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let (mut x, mut longest, mut charged) = (46u64, 0, false);
+            for _ in 0..5000 {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let r = (x >> 33) as usize;
+                let t = tids[r % tids.len()];
+                // Coarse steps, often none, so threads share virtual runtimes and deadlines.
+                n.now = Time(n.now.0 + (r as u64 >> 8) % 4 * 250_000_000);
+                match (r >> 4) % 4 {
+                    0 => n.set_runnable(t, true),
+                    1 => n.set_runnable(t, false),
+                    2 => {
+                        if let Some(c) = n.fair_next(0) {
+                            n.fair_set_next(0, c);
+                        }
+                    }
+                    _ => n.update_curr(0),
+                }
+                assert_eq!(n.runq[0].v_sum(), n.v_sum_scan(0));
+                // Checks the timeline's pick against the scan's.
+                n.pick_eevdf(0);
+                longest = longest.max(n.runq[0].len());
+                charged |= n.runq[0].v_sum().0 != 0;
+            }
+            assert!(longest >= 8 && charged, "{longest} threads at most");
+        }
+    }
+
+    /// Threads that join at one instant tie on their deadlines: the pick is the first in run
+    /// queue order (class, then arrival), and without RUN_TO_PARITY an eligible current thread
+    /// keeps a tie even with one before it in that order.
+    #[test]
+    fn a_tie_goes_to_the_current_thread_else_the_first_in_queue_order() {
+        let mut c = eevdf();
+        c.sched.run_to_parity = false;
+        let mut w = crate::system::World::new(&c).unwrap();
+        let n = &mut w.nodes[1];
+        let load = n.spawn(0, BATCH).unwrap();
+        let a = n.spawn(0, INTERACTIVE).unwrap();
+        let b = n.spawn(0, INTERACTIVE).unwrap();
+        for t in [load, b, a] {
+            n.set_runnable(t, true);
+        }
+        assert_eq!(n.pick_eevdf(0), Some(b));
+        n.fair_set_next(0, a);
+        assert_eq!(n.pick_eevdf(0), Some(a));
+        n.set_runnable(a, false);
+        assert_eq!(n.pick_eevdf(0), Some(b));
+    }
+
+    /// netperf TCP_RR under EEVDF, the sum and the pick checked at every use (this build
+    /// asserts them): two CPUs with threads free to migrate and a tick, and one CPU without.
+    #[test]
+    fn the_kept_sum_equals_a_scan_at_every_use_in_whole_runs() {
+        for (cpus, tick_hz) in [(2, 250.0), (1, 0.0)] {
+            let mut c = eevdf();
+            c.cpu.count = cpus;
+            c.sched.tick_hz = tick_hz;
+            c.sched.wake_list = cpus > 1;
+            let np = &mut c.workload.netperf;
+            np.test = NetperfTest::TcpRr;
+            np.connections = 64;
+            np.duration_ps = Duration(30_000_000_000);
+            np.warmup_ps = Duration(5_000_000_000);
+            np.server_threads = ServerThreads::Free;
+            np.client_threads = ClientThreads::Free;
+            c.workload.kind = crate::config::WorkloadKind::Netperf;
+            (c.topology.clients, c.switch.present) = (2, true);
+            c.placements = vec![c.placements[0].clone(); 3];
+            let v = crate::run(&c).unwrap();
+            let tps = &v["netperf"]["aggregate"]["transactions_per_s"];
+            assert!(tps.as_f64().unwrap() > 0.0, "{cpus} CPUs: {tps}");
+        }
     }
 }

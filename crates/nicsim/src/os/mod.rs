@@ -9,3 +9,4 @@ pub mod span;
 pub mod syscall;
 pub mod task;
 pub mod thread;
+pub mod timeline;

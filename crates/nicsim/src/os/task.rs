@@ -111,9 +111,9 @@ impl Node {
                     self.fair_enqueue(tid);
                 }
                 let t = &mut self.threads[tid];
-                t.queued = Some(self.runq[t.proc].insert(t.prio, tid));
+                t.queued = Some(self.runq[t.proc].insert(t.prio, tid, t.fair.vruntime_ps));
                 if fair {
-                    self.fair_check_preempt(tid);
+                    self.fair_queued(tid);
                 }
             }
             (false, Some(k)) => {
@@ -121,7 +121,7 @@ impl Node {
                     self.fair_dequeue(tid);
                 }
                 let t = &mut self.threads[tid];
-                self.runq[t.proc].remove(k);
+                self.runq[t.proc].remove(k, t.fair.vruntime_ps);
                 t.queued = None;
             }
             _ => {}

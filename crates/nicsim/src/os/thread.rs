@@ -134,7 +134,7 @@ pub(crate) struct Entity {
 }
 
 /// A processor's fair run queue beside its `RunQueue` (which holds the same threads).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct FairRq {
     /// The thread whose run time is being charged (`cfs_rq->curr`).
     pub(crate) curr: Option<usize>,
@@ -143,6 +143,8 @@ pub(crate) struct FairRq {
     pub(crate) need_resched: bool,
     /// The average when the queue last emptied, where a thread waking alone is placed.
     pub(crate) idle_v_ps: i64,
+    /// The queued threads but `curr`, by virtual runtime, for the pick.
+    pub(crate) timeline: super::timeline::Timeline<RunKey>,
 }
 
 /// A runnable thread's place: its class, then when it became runnable, then its id.
@@ -154,21 +156,44 @@ pub(crate) type RunKey = (Priority, u64, usize);
 pub(crate) struct RunQueue {
     keys: Vec<RunKey>,
     arrivals: u64,
+    /// The sum of its threads' EEVDF virtual runtimes, kept exact as they join, leave and run,
+    /// so the queue's average costs nothing with thousands of threads (always 0 under the
+    /// class scheduler, where virtual runtimes stay 0).
+    v_sum: i128,
 }
 
 impl RunQueue {
-    pub(crate) fn insert(&mut self, prio: Priority, tid: usize) -> RunKey {
+    /// Queues `tid`, whose virtual runtime is `vruntime_ps`.
+    pub(crate) fn insert(&mut self, prio: Priority, tid: usize, vruntime_ps: i64) -> RunKey {
         self.arrivals += 1;
         let k = (prio, self.arrivals, tid);
         let at = self.keys.partition_point(|x| *x < k);
         self.keys.insert(at, k);
+        self.v_sum += vruntime_ps as i128;
         k
     }
 
-    pub(crate) fn remove(&mut self, k: RunKey) {
+    /// Takes the thread at `k` off, its virtual runtime now `vruntime_ps`.
+    pub(crate) fn remove(&mut self, k: RunKey, vruntime_ps: i64) {
         if let Ok(at) = self.keys.binary_search(&k) {
             self.keys.remove(at);
+            self.v_sum -= vruntime_ps as i128;
         }
+    }
+
+    /// A queued thread's virtual runtime grew by `delta_ps`.
+    pub(crate) fn charge(&mut self, delta_ps: i64) {
+        self.v_sum += delta_ps as i128;
+    }
+
+    /// The sum and count of its threads' virtual runtimes.
+    pub(crate) fn v_sum(&self) -> (i128, i128) {
+        (self.v_sum, self.keys.len() as i128)
+    }
+
+    /// Its threads in pick order.
+    pub(crate) fn tids(&self) -> impl Iterator<Item = usize> + '_ {
+        self.keys.iter().map(|k| k.2)
     }
 
     /// Threads waiting to run here.
@@ -193,13 +218,27 @@ mod tests {
     #[test]
     fn a_class_runs_before_the_next_and_in_arrival_order_within_it() {
         let mut q = RunQueue::default();
-        let load = q.insert(BATCH, 0);
-        let b = q.insert(INTERACTIVE, 2);
-        let a = q.insert(INTERACTIVE, 1);
+        let load = q.insert(BATCH, 0, 0);
+        let b = q.insert(INTERACTIVE, 2, 0);
+        let a = q.insert(INTERACTIVE, 1, 0);
         assert_eq!(q.next_after(None), Some(b));
         assert_eq!(q.next_after(Some(b)), Some(a));
         assert_eq!(q.next_after(Some(a)), Some(load));
-        q.remove(b);
+        assert_eq!(q.tids().collect::<Vec<_>>(), [2, 1, 0]);
+        q.remove(b, 0);
         assert_eq!(q.next_after(None), Some(a));
+    }
+
+    #[test]
+    fn the_virtual_runtime_sum_follows_joins_leaves_and_charges() {
+        let mut q = RunQueue::default();
+        let a = q.insert(INTERACTIVE, 1, -5);
+        q.insert(INTERACTIVE, 2, i64::MAX);
+        q.charge(7);
+        assert_eq!(q.v_sum(), (i64::MAX as i128 + 2, 2));
+        q.remove(a, 2);
+        // A key no longer queued changes nothing.
+        q.remove(a, 100);
+        assert_eq!(q.v_sum(), (i64::MAX as i128, 1));
     }
 }
