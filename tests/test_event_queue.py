@@ -4,42 +4,20 @@ sequence) are unique, so the adaptive queue, the radix heap and the binary heap 
 events in the same order. Every golden table, and runs whose pending set passes the adaptive
 queue's threshold (a web run with 2,500 users, 512 TCP_RR connections), are identical on all three.
 The Rust side checks a randomized workload (`engine::tests::every_queue_executes_the_same_order`)."""
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from conftest import golden
 
 from nicsim import api
-
-_spec = importlib.util.spec_from_file_location("golden", Path(__file__).resolve().parent.parent / "scripts" / "golden.py")
-golden = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(golden)
 
 QUEUES = ("adaptive", "radix", "binary_heap")
 
 
-class _Queue:
-    """The core with `run.event_queue` forced to one value in every document it runs."""
-
-    def __init__(self, core, queue: str):
-        self._core, self._queue = core, queue
-
-    def __getattr__(self, name):
-        return getattr(self._core, name)
-
-    def run(self, doc: str) -> str:
-        d = json.loads(doc)
-        d["run"]["event_queue"] = self._queue
-        return self._core.run(json.dumps(d))
-
-
-def test_every_golden_table_is_the_same_on_every_queue(monkeypatch):
+def test_every_golden_table_is_the_same_on_every_queue(golden_tables):
     frozen = {name: (golden.GOLDEN / name).read_text() for name in golden.runs()}
     for q in QUEUES:
-        with monkeypatch.context() as m:
-            m.setattr(golden.api, "_core", _Queue(api._core, q))
-            assert {name: make() for name, make in golden.runs().items()} == frozen, q
+        assert golden_tables("run", "event_queue", q) == frozen, q
 
 
 def _same(docs: dict[str, dict]) -> None:

@@ -1,10 +1,5 @@
 """The headline runs reproduce the frozen text tables in tests/golden/ byte for byte."""
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("golden", Path(__file__).resolve().parent.parent / "scripts" / "golden.py")
-golden = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(golden)
+from conftest import golden
 
 
 def test_every_run_has_a_frozen_table():

@@ -3,17 +3,11 @@ events and nothing else: every golden configuration, and runs that exercise what
 stop for (several CPUs, EEVDF with its tick, free threads, a web run's health series, the
 run series, irqbalance), give the same result document with spans on and off, but for the
 event counts. The tolerance is zero."""
-import importlib.util
-import json
-from pathlib import Path
 
 import pytest
+from conftest import golden
 
 from nicsim import api
-
-_spec = importlib.util.spec_from_file_location("golden", Path(__file__).resolve().parent.parent / "scripts" / "golden.py")
-golden = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(golden)
 
 # What a span may change: how many events ran and were pending (and how fast), nothing the model computes.
 EVENT_KEYS = ("simulator.events", "simulator.events_per_kib", "simulator.events_by_kind", "simulator.pending_max",
@@ -21,33 +15,12 @@ EVENT_KEYS = ("simulator.events", "simulator.events_per_kib", "simulator.events_
               "simulator.simulated_per_wall", "config.mem.chunk_spans")
 
 
-class _Spans:
-    """The core with `mem.chunk_spans` forced to one value in every document it runs."""
-
-    def __init__(self, core, on: bool):
-        self._core, self._on = core, on
-
-    def __getattr__(self, name):
-        return getattr(self._core, name)
-
-    def run(self, doc: str) -> str:
-        d = json.loads(doc)
-        d["mem"]["chunk_spans"] = self._on
-        return self._core.run(json.dumps(d))
-
-
-def _tables(monkeypatch, on: bool) -> dict[str, str]:
-    with monkeypatch.context() as m:
-        m.setattr(golden.api, "_core", _Spans(api._core, on))
-        return {name: make() for name, make in golden.runs().items()}
-
-
 def _without_events(table: str) -> str:
     return "\n".join(line for line in table.splitlines() if not line.startswith("simulator.events"))
 
 
-def test_every_golden_table_is_the_same_with_spans_on_and_off(monkeypatch):
-    on, off = _tables(monkeypatch, True), _tables(monkeypatch, False)
+def test_every_golden_table_is_the_same_with_spans_on_and_off(golden_tables):
+    on, off = golden_tables("mem", "chunk_spans", True), golden_tables("mem", "chunk_spans", False)
     for name in on:
         assert _without_events(on[name]) == _without_events(off[name]), name
     # Spans (the default) are the frozen tables; the chunked path takes more events.
