@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import api, units
-from ..config import CATEGORIES, COMMUNICATION, Resolved, parse_set, physics, resolve
+from ..config import CATEGORIES, COMMUNICATION, Resolved, parse_set, physics, resolve, workload_sets
 from ..config.placements import base_of, gain
 from ..errors import ConfigError
 
@@ -117,9 +117,7 @@ def laws_quantities(r: Resolved, res: dict, o: float | None) -> dict[str, Any]:
 def _hpc_sets(source, sets: dict, msg_size, duration, a_cycles_per_bit: float | None) -> dict:
     """Hpcbench settings; `a_cycles_per_bit` is the load's total work, so the instructions
     are what remains after the expected stalls of its memory pass (realised γ ≈ nominal)."""
-    if sets.get("workload.kind", "hpcbench") != "hpcbench":
-        raise ConfigError(f"workload.kind = {sets['workload.kind']!r}: this command runs Hpcbench; leave the key out, or use nicsim run")
-    out = {**sets, "workload.kind": "hpcbench"}
+    out = workload_sets(sets, "hpcbench", "Hpcbench")
     if msg_size is not None:
         out["workload.hpcbench.message_bytes"] = str(parse_msg_size(msg_size)) if not isinstance(msg_size, int) else msg_size
     if duration is not None:

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from .. import api
-from ..config import parse_set, resolve
+from ..config import resolve, workload_sets
 from ..errors import ConfigError
 
 TESTS = {"TCP_STREAM": "tcp_stream", "TCP_RR": "tcp_rr", "TCP_CRR": "tcp_crr", "UDP_STREAM": "udp_stream", "UDP_RR": "udp_rr"}
@@ -24,10 +24,7 @@ SUMMARISED = ("aggregate.throughput_mbps", "aggregate.sent_mbps", "aggregate.tra
 def netperf_sets(sets: list[str] | dict | None, test=None, connections=None, clients=None, msg_size=None,
                  duration=None, warmup=None, seed=None) -> dict[str, Any]:
     """The parameters the command's options stand for, over `--set` overrides."""
-    s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
-    if s.get("workload.kind", "netperf") != "netperf":
-        raise ConfigError(f"workload.kind = {s['workload.kind']!r}: this command runs netperf; leave the key out, or use nicsim run")
-    s["workload.kind"] = "netperf"
+    s = workload_sets(sets, "netperf", "netperf")
     if test is not None:
         if test not in TESTS:
             raise ConfigError(f"--test {test}: allowed {', '.join(TESTS)}")

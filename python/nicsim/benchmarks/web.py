@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config import parse_set, parse_value
+from ..config import parse_value, workload_sets
 from ..config.placements import base_of, gain
 from ..config.params import BY_KEY
 from ..errors import ConfigError, SimulationError
@@ -57,10 +57,7 @@ def parse_users(text: str | None) -> list[int] | None:
 def web_sets(sets, users=None, page_size=None, mix=None, trace=None, think=None, duration=None, warmup=None,
              seed=None, clients=None, keep_alive=False) -> dict[str, Any]:
     """The parameters the command's options stand for, over `--set` overrides."""
-    s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
-    if s.get("workload.kind", "web") != "web":
-        raise ConfigError(f"workload.kind = {s['workload.kind']!r}: this command runs the web workload; leave the key out, or use nicsim run")
-    s["workload.kind"] = "web"
+    s = workload_sets(sets, "web", "the web workload")
     if trace is not None:
         s["workload.web.trace_file"] = trace
     if mix is not None:

@@ -106,6 +106,17 @@ def parse_set(items: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def workload_sets(sets: list[str] | dict | None, kind: str, name: str) -> dict[str, str]:
+    """A workload command's `--set` overrides (KEY=VALUE strings or a mapping) with
+    `workload.kind` set to the command's `kind`; another kind named there is refused, since
+    the command's options mean nothing for it (`name`: what the command runs)."""
+    s = dict(parse_set(sets)) if isinstance(sets, list) else dict(sets or {})
+    if s.get("workload.kind", kind) != kind:
+        raise ConfigError(f"workload.kind = {s['workload.kind']!r}: this command runs {name}; leave the key out, or use nicsim run")
+    s["workload.kind"] = kind
+    return s
+
+
 class Resolved:
     """A fully resolved configuration: values in base units, costs, placements."""
 
