@@ -1,31 +1,9 @@
 """Shared test helpers."""
-import importlib.util
-import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-_spec = importlib.util.spec_from_file_location("golden", Path(__file__).resolve().parent.parent / "scripts" / "golden.py")
-golden = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(golden)
-
-
-class _Forced:
-    """The core with one configuration key (`section.key`) forced to `value` in every document
-    it runs."""
-
-    def __init__(self, core, section: str, key: str, value):
-        self._core, self._at, self._value = core, (section, key), value
-
-    def __getattr__(self, name):
-        return getattr(self._core, name)
-
-    def run(self, doc: str) -> str:
-        d = json.loads(doc)
-        d[self._at[0]][self._at[1]] = self._value
-        return self._core.run(json.dumps(d))
+from _golden_helpers import Forced, golden
 
 
 @pytest.fixture
@@ -34,7 +12,7 @@ def golden_tables(monkeypatch):
     that must change nothing the tables show), as {file name: text}."""
     def make(section: str, key: str, value) -> dict[str, str]:
         with monkeypatch.context() as m:
-            m.setattr(golden.api, "_core", _Forced(golden.api._core, section, key, value))
+            m.setattr(golden.api, "_core", Forced(golden.api._core, section, key, value))
             return {name: run() for name, run in golden.runs().items()}
     return make
 

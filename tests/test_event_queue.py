@@ -7,7 +7,7 @@ The Rust side checks a randomized workload (`engine::tests::every_queue_executes
 import json
 
 import pytest
-from conftest import golden
+from _golden_helpers import golden
 
 from nicsim import api
 

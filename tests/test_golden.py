@@ -1,5 +1,5 @@
 """The headline runs reproduce the frozen text tables in tests/golden/ byte for byte."""
-from conftest import golden
+from _golden_helpers import golden
 
 
 def test_every_run_has_a_frozen_table():

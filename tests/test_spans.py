@@ -5,7 +5,7 @@ run series, irqbalance), give the same result document with spans on and off, bu
 event counts. The tolerance is zero."""
 
 import pytest
-from conftest import golden
+from _golden_helpers import golden
 
 from nicsim import api
 
