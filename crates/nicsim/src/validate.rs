@@ -111,7 +111,7 @@ pub fn topology(cfg: &Config) -> Result<(), String> {
 /// Each server device's interrupt steered (`topology.server_nic_cpus`, one per device or none)
 /// to a host CPU of the server.
 fn server_nic_cpus(cfg: &Config) -> Result<(), String> {
-    let devices = cfg.topology.server_nics as usize * cfg.topology.server_rx_queues.max(1) as usize;
+    let devices = server_devices(cfg);
     let cpus = &cfg.topology.server_nic_cpus;
     if !cpus.is_empty() && cpus.len() != devices {
         return Err(format!(
@@ -137,6 +137,11 @@ fn server_nic_cpus(cfg: &Config) -> Result<(), String> {
         )),
         None => Ok(()),
     }
+}
+
+/// The server's network devices: a queue pair per receive queue of each NIC.
+fn server_devices(cfg: &Config) -> usize {
+    cfg.topology.server_nics as usize * cfg.topology.server_rx_queues.max(1) as usize
 }
 
 /// A placement a node can run: its processors exist there, a handoff NIC has its processor,
@@ -205,12 +210,7 @@ fn handoff(cfg: &Config) -> Result<(), String> {
             continue;
         }
         let server = node == clients;
-        let devices = match server {
-            true => {
-                cfg.topology.server_nics as usize * cfg.topology.server_rx_queues.max(1) as usize
-            }
-            false => 1,
-        };
+        let devices = if server { server_devices(cfg) } else { 1 };
         if devices != 1 {
             return Err(format!(
                 "placement.rx_mode = handoff with {devices} network devices: the NIC processor runs the firmware of one NIC (topology.server_nics = 1, topology.server_rx_queues = 1)"
